@@ -1,0 +1,53 @@
+/**
+ * LTO addresses: 26 bytes = 0x01 ‖ chainId ‖ secureHash(publicKey)[0..20] ‖ checksum(4),
+ * checksum = secureHash(first 22 bytes)[0..4]; written in base58.
+ */
+import { base58Encode, tryBase58Decode } from "./base58.js";
+import { concatBytes, equalBytes } from "./bytes.js";
+import { secureHash } from "./hash.js";
+
+export const ADDRESS_LENGTH = 26;
+export const ADDRESS_VERSION = 1;
+
+export function addressBytesFromPublicKey(publicKey: Uint8Array, chainId: number): Uint8Array {
+  const head = concatBytes(Uint8Array.of(ADDRESS_VERSION, chainId), secureHash(publicKey).subarray(0, 20));
+  return concatBytes(head, secureHash(head).subarray(0, 4));
+}
+
+export function addressFromPublicKey(publicKey: Uint8Array, chainId: number): string {
+  return base58Encode(addressBytesFromPublicKey(publicKey, chainId));
+}
+
+export type AddressProblem = "base58" | "length" | "version" | "chainId" | "checksum";
+
+/** Returns why bytes are not a valid address of `chainId`, or undefined when they are. */
+export function addressBytesProblem(bytes: Uint8Array, chainId: number): AddressProblem | undefined {
+  if (bytes.length !== ADDRESS_LENGTH) return "length";
+  if (bytes[0] !== ADDRESS_VERSION) return "version";
+  if (bytes[1] !== chainId) return "chainId";
+  if (!equalBytes(secureHash(bytes.subarray(0, 22)).subarray(0, 4), bytes.subarray(22))) return "checksum";
+  return undefined;
+}
+
+/** Strips an optional `address:` prefix. */
+export function stripAddressPrefix(text: string): string {
+  return text.startsWith("address:") ? text.slice("address:".length) : text;
+}
+
+/** Decodes and fully validates a base58 address (optionally `address:`-prefixed). */
+export function parseAddress(text: string, chainId: number): { bytes: Uint8Array; problem?: undefined } | { bytes?: undefined; problem: AddressProblem } {
+  if (typeof text !== "string") return { problem: "base58" };
+  const bytes = tryBase58Decode(stripAddressPrefix(text));
+  if (!bytes) return { problem: "base58" };
+  const problem = addressBytesProblem(bytes, chainId);
+  return problem ? { problem } : { bytes };
+}
+
+export function isValidAddress(text: string, chainId: number): boolean {
+  return parseAddress(text, chainId).bytes !== undefined;
+}
+
+export function chainIdOf(char: string): number {
+  if (char.length !== 1 || char.charCodeAt(0) > 127) throw new TypeError("chain id must be one ASCII character");
+  return char.charCodeAt(0);
+}

@@ -1,0 +1,40 @@
+/**
+ * anchord's own block format (not LTO's): a fixed 149-byte header, a 64-byte ed25519 signature of
+ * the generator, then the transactions.
+ *
+ * header = version(1) ‖ timestamp(8) ‖ reference(32) ‖ baseTarget(8) ‖ generationSignature(32) ‖
+ *          generator(32) ‖ transactionCount(4) ‖ transactionsRoot(32)
+ * signature = ed25519(generator, utf8("anchord-block") ‖ chainId(1) ‖ header)
+ * id = blake2b256(header ‖ signature)                 (32 bytes, base58 in JSON)
+ * transactionsRoot = blake2b256(txId_0 ‖ txId_1 ‖ …)  (raw 32-byte ids)
+ * block bytes = header ‖ signature ‖ {txLength(4) ‖ signedTxBytes}*
+ *
+ * The genesis block has reference = 32 zero bytes, generator = 32 zero bytes, signature = 64 zero
+ * bytes, generationSignature = 32 zero bytes.
+ */
+import type { Transaction } from "../tx/types.js";
+
+export const BLOCK_VERSION = 1;
+export const BLOCK_HEADER_LENGTH = 149;
+export const BLOCK_SIGNATURE_DOMAIN = "anchord-block";
+
+export interface BlockHeader {
+  readonly version: number;
+  readonly timestamp: number;
+  /** id of the parent block (32 bytes). */
+  readonly reference: Uint8Array;
+  readonly baseTarget: bigint;
+  readonly generationSignature: Uint8Array;
+  /** ed25519 public key of the generator (32 bytes). */
+  readonly generator: Uint8Array;
+  readonly transactionCount: number;
+  readonly transactionsRoot: Uint8Array;
+  readonly signature: Uint8Array;
+  /** base58 of the 32-byte id. */
+  readonly id: string;
+  readonly idBytes: Uint8Array;
+}
+
+export interface Block extends BlockHeader {
+  readonly transactions: readonly Transaction[];
+}

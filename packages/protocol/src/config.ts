@@ -1,0 +1,77 @@
+/**
+ * Network parameters: one typed configuration per network, fixed by its genesis file.
+ */
+
+export interface FeeSchedule {
+  readonly transfer: bigint;
+  readonly lease: bigint;
+  readonly cancelLease: bigint;
+  /** anchor fee = anchorBase + anchorPerItem × number of anchors */
+  readonly anchorBase: bigint;
+  readonly anchorPerItem: bigint;
+}
+
+export interface NetworkConfig {
+  /** One ASCII character ('L' mainnet, 'T' testnet, 'D' devnet). */
+  readonly chainId: string;
+  /** Its byte value. */
+  readonly chainIdByte: number;
+  /** Network name; the chainpoint anchor type is `${name}DataTransaction`. */
+  readonly name: string;
+  /** Target average block delay T in ms (LTO: 60 000). */
+  readonly averageBlockDelayMs: number;
+  readonly minFees: FeeSchedule;
+  /** Blocks over which the generating balance is the minimum effective balance (LTO: 1000). */
+  readonly generatingBalanceWindow: number;
+  /** Minimum generating balance to forge (LTO: 1000 tokens). */
+  readonly minGeneratingBalance: bigint;
+  /** Deepest rollback a node performs to switch chains. */
+  readonly maxRollback: number;
+  readonly maxBlockTransactions: number;
+  /** A transaction's timestamp may be at most this far ahead of the node's clock. */
+  readonly maxTxTimestampAheadMs: number;
+  /** …and at most this far behind the last block's timestamp. */
+  readonly maxTxTimestampBehindMs: number;
+  /** A block's timestamp may be at most this far ahead of the node's clock. */
+  readonly maxBlockTimestampDriftMs: number;
+}
+
+export const TOKEN = 100_000_000n;
+
+export const LTO_FEES: FeeSchedule = Object.freeze({
+  transfer: 100_000_000n,
+  lease: 100_000_000n,
+  cancelLease: 100_000_000n,
+  anchorBase: 25_000_000n,
+  anchorPerItem: 10_000_000n,
+});
+
+export function defaultNetworkConfig(chainId: string, name: string, averageBlockDelayMs: number): NetworkConfig {
+  return Object.freeze({
+    chainId,
+    chainIdByte: chainId.charCodeAt(0),
+    name,
+    averageBlockDelayMs,
+    minFees: LTO_FEES,
+    generatingBalanceWindow: 1000,
+    minGeneratingBalance: 1000n * TOKEN,
+    maxRollback: 100,
+    maxBlockTransactions: 5000,
+    maxTxTimestampAheadMs: 90 * 60_000,
+    maxTxTimestampBehindMs: 2 * 3600_000,
+    maxBlockTimestampDriftMs: 100,
+  });
+}
+
+export interface GenesisBalance {
+  readonly address: string;
+  readonly amount: bigint;
+}
+
+/** What a genesis file fixes: the network's parameters, its start time, base target and balances. */
+export interface Genesis {
+  readonly config: NetworkConfig;
+  readonly timestamp: number;
+  readonly baseTarget: bigint;
+  readonly balances: readonly GenesisBalance[];
+}

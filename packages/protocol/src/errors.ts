@@ -1,0 +1,100 @@
+/**
+ * Typed errors with bounded string codes. Tests assert on `code`; the HTTP layer maps codes to
+ * status + LTO integer error codes with `ltoErrorCode`; metrics use codes as labels.
+ */
+
+export const ErrorCode = {
+  // input shape
+  INVALID_JSON: "INVALID_JSON",
+  MALFORMED: "MALFORMED",
+  INVALID_FIELD: "INVALID_FIELD",
+  UNSUPPORTED_TYPE: "UNSUPPORTED_TYPE",
+  UNSUPPORTED_VERSION: "UNSUPPORTED_VERSION",
+  WRONG_CHAIN: "WRONG_CHAIN",
+  INVALID_ADDRESS: "INVALID_ADDRESS",
+  INVALID_PUBLIC_KEY: "INVALID_PUBLIC_KEY",
+  INVALID_SIGNATURE: "INVALID_SIGNATURE",
+  INVALID_AMOUNT: "INVALID_AMOUNT",
+  NEGATIVE_AMOUNT: "NEGATIVE_AMOUNT",
+  INSUFFICIENT_FEE: "INSUFFICIENT_FEE",
+  INVALID_ANCHOR: "INVALID_ANCHOR",
+  TO_SELF: "TO_SELF",
+  TIMESTAMP_OUT_OF_RANGE: "TIMESTAMP_OUT_OF_RANGE",
+  // state
+  ALREADY_IN_CHAIN: "ALREADY_IN_CHAIN",
+  INSUFFICIENT_FUNDS: "INSUFFICIENT_FUNDS",
+  LEASE_NOT_FOUND: "LEASE_NOT_FOUND",
+  LEASE_NOT_ACTIVE: "LEASE_NOT_ACTIVE",
+  LEASE_NOT_OWNER: "LEASE_NOT_OWNER",
+  // blocks and consensus
+  BLOCK_MALFORMED: "BLOCK_MALFORMED",
+  BLOCK_UNKNOWN_PARENT: "BLOCK_UNKNOWN_PARENT",
+  BLOCK_BAD_SIGNATURE: "BLOCK_BAD_SIGNATURE",
+  BLOCK_BAD_GENERATION_SIGNATURE: "BLOCK_BAD_GENERATION_SIGNATURE",
+  BLOCK_BAD_BASE_TARGET: "BLOCK_BAD_BASE_TARGET",
+  BLOCK_TOO_EARLY: "BLOCK_TOO_EARLY",
+  BLOCK_IN_FUTURE: "BLOCK_IN_FUTURE",
+  BLOCK_GENERATOR_BALANCE: "BLOCK_GENERATOR_BALANCE",
+  BLOCK_BAD_TX_ROOT: "BLOCK_BAD_TX_ROOT",
+  BLOCK_TOO_LARGE: "BLOCK_TOO_LARGE",
+  BLOCK_INVALID_TX: "BLOCK_INVALID_TX",
+  // node
+  NOT_FOUND: "NOT_FOUND",
+  SENDER_NOT_IN_WALLET: "SENDER_NOT_IN_WALLET",
+  POOL_FULL: "POOL_FULL",
+  STORAGE: "STORAGE",
+  DB_LOCKED: "DB_LOCKED",
+  INTERNAL: "INTERNAL",
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export class AnchordError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+  constructor(code: ErrorCode, message?: string, details?: Record<string, unknown>) {
+    super(message ?? code);
+    this.name = "AnchordError";
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export function isAnchordError(e: unknown, code?: ErrorCode): e is AnchordError {
+  return e instanceof AnchordError && (code === undefined || e.code === code);
+}
+
+/** LTO's integer error codes (PROTOCOL.md §6) for the codes that have one; others get 0. */
+export function ltoErrorCode(code: ErrorCode): number {
+  switch (code) {
+    case "INVALID_JSON":
+      return 1;
+    case "INVALID_SIGNATURE":
+      return 101;
+    case "INVALID_ADDRESS":
+      return 102;
+    case "INVALID_PUBLIC_KEY":
+      return 108;
+    case "NEGATIVE_AMOUNT":
+      return 111;
+    case "INSUFFICIENT_FEE":
+    case "INSUFFICIENT_FUNDS":
+    case "LEASE_NOT_FOUND":
+    case "LEASE_NOT_ACTIVE":
+    case "LEASE_NOT_OWNER":
+    case "ALREADY_IN_CHAIN":
+    case "INVALID_ANCHOR":
+    case "INVALID_AMOUNT":
+    case "POOL_FULL":
+      return 112;
+    case "TO_SELF":
+      return 114;
+    case "SENDER_NOT_IN_WALLET":
+      return 115;
+    case "TIMESTAMP_OUT_OF_RANGE":
+      return 303;
+    case "NOT_FOUND":
+      return 311;
+    default:
+      return 0;
+  }
+}
