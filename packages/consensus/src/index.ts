@@ -1,1 +1,3 @@
-export {};
+export * from "./fairpos.js";
+export * from "./initial.js";
+export * from "./validate.js";

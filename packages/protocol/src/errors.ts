@@ -45,6 +45,10 @@ export const ErrorCode = {
   STORAGE: "STORAGE",
   DB_LOCKED: "DB_LOCKED",
   INTERNAL: "INTERNAL",
+  // peer-to-peer (network package): a peer timed out, was unreachable or refused, or broke the protocol
+  PEER_TIMEOUT: "PEER_TIMEOUT",
+  PEER_UNAVAILABLE: "PEER_UNAVAILABLE",
+  PEER_PROTOCOL_VIOLATION: "PEER_PROTOCOL_VIOLATION",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

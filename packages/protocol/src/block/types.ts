@@ -6,7 +6,8 @@
  *          generator(32) ‖ transactionCount(4) ‖ transactionsRoot(32)
  * signature = ed25519(generator, utf8("anchord-block") ‖ chainId(1) ‖ header)
  * id = blake2b256(header ‖ signature)                 (32 bytes, base58 in JSON)
- * transactionsRoot = blake2b256(txId_0 ‖ txId_1 ‖ …)  (raw 32-byte ids)
+ * transactionsRoot = blake2b256(leaf_0 ‖ leaf_1 ‖ …), leaf_i = blake2b256(signedTxBytes_i)
+ *                    (commits to proofs and sponsor too, so the id fixes every byte of the block)
  * block bytes = header ‖ signature ‖ {txLength(4) ‖ signedTxBytes}*
  *
  * The genesis block has reference = 32 zero bytes, generator = 32 zero bytes, signature = 64 zero
@@ -36,5 +37,24 @@ export interface BlockHeader {
 }
 
 export interface Block extends BlockHeader {
+  /** Chain id byte of the network the block belongs to (its signature covers it). */
+  readonly chainId: number;
   readonly transactions: readonly Transaction[];
 }
+
+/** The fields the 149-byte header encodes (everything but the signature and the id). */
+export interface UnsignedHeaderFields {
+  readonly version: number;
+  readonly timestamp: number;
+  readonly reference: Uint8Array;
+  readonly baseTarget: bigint;
+  readonly generationSignature: Uint8Array;
+  readonly generator: Uint8Array;
+  readonly transactionCount: number;
+  readonly transactionsRoot: Uint8Array;
+}
+
+/** header ‖ signature: the part of the block bytes that decodeBlockHeader reads. */
+export const BLOCK_HEADER_WITH_SIGNATURE_LENGTH = 213;
+/** Default upper bound for an encoded block (decodeBlock's maxBytes). */
+export const MAX_BLOCK_BYTES = 8 * 1024 * 1024;

@@ -1,0 +1,128 @@
+/**
+ * What the next block on a parent must carry for a given generator, and the consensus validation of
+ * a block header against its parent (PROTOCOL.md §5).
+ */
+import { addressFromPublicKey, base58Encode, equalBytes } from "@anchord/crypto";
+import { AnchordError, ErrorCode, verifyBlockSignature, type BlockHeader, type NetworkConfig } from "@anchord/protocol";
+import { calculateDelay, calculateHit, generationSignature, hitSourceHeight, nextBaseTarget, BASE_TARGET_WINDOW } from "./fairpos.js";
+
+/**
+ * The chain as consensus sees it: headers and generating balances along the branch that ends at the
+ * parent of the block being validated or forged (for a fork, the fork's own branch).
+ */
+export interface ConsensusView {
+  /** Header at `height` on this branch (1 = genesis), undefined when unknown. */
+  headerAt(height: number): BlockHeader | undefined;
+  /** Generating balance of an address (PROTOCOL.md §4) at block `atHeight` of this branch. */
+  generatingBalance(generatorAddress: string, atHeight: number): bigint;
+}
+
+export interface ParentRef {
+  readonly header: BlockHeader;
+  readonly height: number;
+}
+
+export interface ExpectedBlockFields {
+  /** Address of the generator on this chain. */
+  readonly generator: string;
+  readonly generationSignature: Uint8Array;
+  readonly hit: bigint;
+  /** Generating balance of the generator at the parent height. */
+  readonly generatingBalance: bigint;
+  /** Whether the balance reaches config.minGeneratingBalance. */
+  readonly eligible: boolean;
+  /** ms after the parent's timestamp (Infinity: can never forge here). */
+  readonly delay: number;
+  /** parent.timestamp + delay: the first timestamp a block of this generator may carry. */
+  readonly earliestTimestamp: number;
+  /** The base target a block with this timestamp must carry. */
+  baseTargetAt(timestamp: number): bigint;
+}
+
+function requireHeader(view: ConsensusView, height: number, why: string): BlockHeader {
+  const h = view.headerAt(height);
+  if (h === undefined) throw new AnchordError(ErrorCode.INTERNAL, `consensus view has no header at height ${height} (${why})`, { height });
+  return h;
+}
+
+/** Everything a generator (or a validator) needs to know about the next block of `generatorPublicKey` on `parent`. */
+export function expectedBlockFields(parent: ParentRef, generatorPublicKey: Uint8Array, view: ConsensusView, config: NetworkConfig): ExpectedBlockFields {
+  const generator = addressFromPublicKey(generatorPublicKey, config.chainIdByte);
+  const sourceHeight = hitSourceHeight(parent.height);
+  const source = sourceHeight === parent.height ? parent.header : requireHeader(view, sourceHeight, "hit source");
+  const hit = calculateHit(source.generationSignature, generatorPublicKey);
+  const generatingBalance = view.generatingBalance(generator, parent.height);
+  const delay = calculateDelay(hit, parent.header.baseTarget, generatingBalance, config.averageBlockDelayMs);
+  const threeBack = parent.height >= BASE_TARGET_WINDOW ? requireHeader(view, parent.height - 2, "base target window").timestamp : undefined;
+  return {
+    generator,
+    generationSignature: generationSignature(parent.header.generationSignature, generatorPublicKey),
+    hit,
+    generatingBalance,
+    eligible: generatingBalance >= config.minGeneratingBalance,
+    delay,
+    earliestTimestamp: parent.header.timestamp + delay,
+    baseTargetAt: (timestamp: number) =>
+      nextBaseTarget(
+        { parentHeight: parent.height, parentBaseTarget: parent.header.baseTarget, timestamp, ...(threeBack === undefined ? {} : { timestampThreeBack: threeBack }) },
+        config.averageBlockDelayMs,
+      ),
+  };
+}
+
+function fail(code: ErrorCode, message: string, details: Record<string, unknown>): never {
+  throw new AnchordError(code, message, details);
+}
+
+/**
+ * Checks `block` against its parent: reference, generation signature, base target, generator's
+ * generating balance (at the parent height), delay, clock drift and the generator's signature, in
+ * that order. Throws AnchordError BLOCK_UNKNOWN_PARENT, BLOCK_BAD_GENERATION_SIGNATURE,
+ * BLOCK_BAD_BASE_TARGET, BLOCK_GENERATOR_BALANCE, BLOCK_TOO_EARLY, BLOCK_IN_FUTURE or
+ * BLOCK_BAD_SIGNATURE, with expected and actual values in the message and details.
+ */
+export function validateBlockConsensus(block: BlockHeader, parent: ParentRef, view: ConsensusView, config: NetworkConfig, now: number): void {
+  const height = parent.height + 1;
+  const at = `block ${block.id} at height ${height}`;
+  if (!equalBytes(block.reference, parent.header.idBytes)) {
+    fail(ErrorCode.BLOCK_UNKNOWN_PARENT, `${at} references ${base58Encode(block.reference)}, expected the parent ${parent.header.id} at height ${parent.height}`, {
+      expected: parent.header.id,
+      actual: base58Encode(block.reference),
+    });
+  }
+  const exp = expectedBlockFields(parent, block.generator, view, config);
+  if (!equalBytes(block.generationSignature, exp.generationSignature)) {
+    fail(ErrorCode.BLOCK_BAD_GENERATION_SIGNATURE, `${at}: generation signature ${base58Encode(block.generationSignature)}, expected ${base58Encode(exp.generationSignature)}`, {
+      expected: base58Encode(exp.generationSignature),
+      actual: base58Encode(block.generationSignature),
+    });
+  }
+  const bt = exp.baseTargetAt(block.timestamp);
+  if (block.baseTarget !== bt) {
+    fail(ErrorCode.BLOCK_BAD_BASE_TARGET, `${at}: base target ${block.baseTarget}, expected ${bt}`, { expected: bt, actual: block.baseTarget });
+  }
+  if (!exp.eligible) {
+    fail(ErrorCode.BLOCK_GENERATOR_BALANCE, `${at}: generator ${exp.generator} has generating balance ${exp.generatingBalance} at height ${parent.height}, below the minimum ${config.minGeneratingBalance}`, {
+      expected: config.minGeneratingBalance,
+      actual: exp.generatingBalance,
+      generator: exp.generator,
+    });
+  }
+  if (block.timestamp < exp.earliestTimestamp) {
+    fail(ErrorCode.BLOCK_TOO_EARLY, `${at}: timestamp ${block.timestamp} is before ${exp.earliestTimestamp} (parent ${parent.header.timestamp} + delay ${exp.delay} ms)`, {
+      expected: exp.earliestTimestamp,
+      actual: block.timestamp,
+      delay: exp.delay,
+    });
+  }
+  const latest = now + config.maxBlockTimestampDriftMs;
+  if (block.timestamp > latest) {
+    fail(ErrorCode.BLOCK_IN_FUTURE, `${at}: timestamp ${block.timestamp} is ${block.timestamp - now} ms ahead of the clock (${now}); at most ${config.maxBlockTimestampDriftMs} ms allowed`, {
+      expected: latest,
+      actual: block.timestamp,
+    });
+  }
+  if (!verifyBlockSignature(block, config.chainIdByte)) {
+    fail(ErrorCode.BLOCK_BAD_SIGNATURE, `${at}: the generator's signature does not verify`, { generator: exp.generator });
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The signed-transaction binary format: anchord's own (LTO nodes use another), used in blocks,
+ * storage and gossip. It wraps the LTO body unchanged, so ids and signatures stay LTO's:
+ *
+ *   u8  formatVersion                       = 1
+ *   u32 bodyLength ‖ body                   the signed body (layouts in body.ts)
+ *   u8  hasSponsor                          0 or 1
+ *   [u8 sponsorKeyType ‖ sponsorPublicKey]  only with hasSponsor = 1 (1 ed25519: 32 bytes; 2, 3: 33)
+ *   u8  proofCount                          0..8
+ *   {u16 proofLength ‖ proof}*              each proof 64 bytes (ed25519 or compact ECDSA r‖s)
+ *
+ * A genesis transaction is its body with hasSponsor = 0 and proofCount = 0. Whole encoding ≤ 64 KiB.
+ * Decoding re-parses the body into fields, rebuilds the transaction (id and sender recomputed, the
+ * re-encoded body must equal the stored one) and rejects truncation, trailing bytes, unknown
+ * format/type/version, oversize input and more than 8 proofs. Signatures are not verified here.
+ */
+import { KEY_TYPE_BY_BYTE, KEY_TYPE_BYTE, PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, concatBytes, equalBytes, uint16BE, uint32BE } from "@anchord/crypto";
+import { AnchordError, ErrorCode } from "../errors.js";
+import { parseTxBody } from "./bodyDecode.js";
+import { buildTx, createGenesisTx, makeSponsor, withProofs } from "./create.js";
+import { ByteReader } from "./reader.js";
+import type { Sponsor, Transaction } from "./types.js";
+
+export const TX_FORMAT_VERSION = 1;
+export const MAX_TX_BYTES = 64 * 1024;
+export const MAX_PROOFS = 8;
+
+const malformed = (message: string, details?: Record<string, unknown>): AnchordError =>
+  new AnchordError(ErrorCode.MALFORMED, message, details);
+
+export function encodeTx(tx: Transaction): Uint8Array {
+  const sponsor = tx.type === 1 ? undefined : tx.sponsor;
+  if (tx.proofs.length > MAX_PROOFS) throw malformed(`a transaction carries at most ${MAX_PROOFS} proofs`);
+  const parts: Uint8Array[] = [Uint8Array.of(TX_FORMAT_VERSION), uint32BE(tx.body.length), tx.body];
+  parts.push(sponsor ? concatBytes(Uint8Array.of(1, KEY_TYPE_BYTE[sponsor.keyType]), sponsor.publicKey) : Uint8Array.of(0));
+  parts.push(Uint8Array.of(tx.proofs.length));
+  for (const p of tx.proofs) parts.push(uint16BE(p.length), p);
+  const out = concatBytes(...parts);
+  if (out.length > MAX_TX_BYTES) throw malformed(`encoded transaction exceeds ${MAX_TX_BYTES} bytes`, { length: out.length });
+  return out;
+}
+
+export function decodeTx(bytes: Uint8Array, chainId: number): Transaction {
+  if (!(bytes instanceof Uint8Array)) throw malformed("transaction bytes expected");
+  if (bytes.length > MAX_TX_BYTES) throw malformed(`encoded transaction exceeds ${MAX_TX_BYTES} bytes`, { length: bytes.length });
+  const r = new ByteReader(bytes, "transaction");
+  const format = r.u8();
+  if (format !== TX_FORMAT_VERSION) throw malformed(`unknown transaction format ${format}`);
+  const body = r.bytes(r.u32());
+  const hasSponsor = r.u8();
+  if (hasSponsor > 1) throw malformed(`sponsor flag must be 0 or 1, got ${hasSponsor}`);
+  let sponsorKey: { keyType: Sponsor["keyType"]; publicKey: Uint8Array } | undefined;
+  if (hasSponsor === 1) {
+    const kb = r.u8();
+    const keyType = KEY_TYPE_BY_BYTE[kb];
+    if (!keyType) throw new AnchordError(ErrorCode.INVALID_PUBLIC_KEY, `unknown sponsor key type byte ${kb}`);
+    sponsorKey = { keyType, publicKey: r.bytes(PUBLIC_KEY_LENGTH[keyType]) };
+  }
+  const count = r.u8();
+  if (count > MAX_PROOFS) throw malformed(`a transaction carries at most ${MAX_PROOFS} proofs`, { count });
+  const proofs: Uint8Array[] = [];
+  for (let i = 0; i < count; i++) {
+    const len = r.u16();
+    if (len !== SIGNATURE_LENGTH) throw malformed(`proof ${i} must be ${SIGNATURE_LENGTH} bytes, got ${len}`);
+    proofs.push(r.bytes(len));
+  }
+  r.end();
+
+  const fields = parseTxBody(body, chainId);
+  if (fields.type === 1) {
+    if (sponsorKey || count > 0) throw malformed("a genesis transaction has no sponsor and no proofs");
+    const genesis = createGenesisTx(fields.recipient, fields.amount, fields.timestamp, chainId);
+    if (!equalBytes(genesis.body, body)) throw malformed("non-canonical genesis body");
+    return genesis;
+  }
+  const tx = buildTx(fields, chainId, false);
+  if (!equalBytes(tx.body, body)) throw malformed("non-canonical transaction body");
+  const sponsor = sponsorKey && makeSponsor(sponsorKey.keyType, sponsorKey.publicKey, chainId, false);
+  return withProofs(tx, sponsor, proofs);
+}

@@ -1,0 +1,169 @@
+/**
+ * Transaction factories: fields → frozen transaction objects with body, id and sender computed;
+ * signing by the sender and by a sponsor (both sign the same body; the sponsor is not in it).
+ */
+import {
+  addressFromPublicKey,
+  base58Decode,
+  base58Encode,
+  blake2b256,
+  equalBytes,
+  sign,
+  type KeyPair,
+  type KeyType,
+} from "@anchord/crypto";
+import { AnchordError, ErrorCode } from "../errors.js";
+import { txBody, type TxBodyFields } from "./body.js";
+import {
+  MAX_U16,
+  checkAddress,
+  checkAmount,
+  checkBase58,
+  checkBytes,
+  checkFee,
+  checkKeyType,
+  checkPublicKey,
+  checkTimestamp,
+} from "./fields.js";
+import { TX_VERSIONS, type GenesisTx, type SignedTx, type Sponsor, type Transaction, type UnsignedTxFields } from "./types.js";
+
+function checkChainId(chainId: number): number {
+  if (!Number.isInteger(chainId) || chainId < 0 || chainId > 255) {
+    throw new AnchordError(ErrorCode.INVALID_FIELD, "chain id must be a byte", { chainId });
+  }
+  return chainId;
+}
+
+function idOf(body: Uint8Array): string {
+  return base58Encode(blake2b256(body));
+}
+
+function readAnchors(value: unknown): readonly Uint8Array[] {
+  if (!Array.isArray(value)) throw new AnchordError(ErrorCode.INVALID_FIELD, "anchors must be an array", { field: "anchors" });
+  if (value.length > MAX_U16) throw new AnchordError(ErrorCode.INVALID_ANCHOR, "too many anchors");
+  return Object.freeze(value.map((a: unknown) => checkBytes(a, MAX_U16, "anchor", ErrorCode.INVALID_ANCHOR)));
+}
+
+/**
+ * Shared by createTx (onCurve = true) and decodeTx (onCurve = false: the key's length is checked,
+ * and a key off the curve simply fails signature verification).
+ */
+export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: boolean): SignedTx {
+  checkChainId(chainId);
+  const type = fields?.type as number;
+  if (type === 1 || !Object.hasOwn(TX_VERSIONS, type)) {
+    throw new AnchordError(ErrorCode.UNSUPPORTED_TYPE, `transaction type ${String(type)} is not supported`, { type });
+  }
+  const versions = TX_VERSIONS[fields.type];
+  const version = fields.version ?? versions[0]!;
+  if (!versions.includes(version)) {
+    throw new AnchordError(ErrorCode.UNSUPPORTED_VERSION, `version ${version} of transaction type ${type} is not supported`, {
+      type,
+      version,
+    });
+  }
+  const senderKeyType = checkKeyType(fields.senderKeyType ?? "ed25519", "senderKeyType");
+  if (version !== 3 && senderKeyType !== "ed25519") {
+    throw new AnchordError(ErrorCode.INVALID_PUBLIC_KEY, `${senderKeyType} keys need transaction version 3`, { version });
+  }
+  const base = {
+    version,
+    chainId,
+    timestamp: checkTimestamp(fields.timestamp),
+    fee: checkFee(fields.fee),
+    senderKeyType,
+    senderPublicKey: checkPublicKey(senderKeyType, fields.senderPublicKey, "senderPublicKey", onCurve),
+  };
+  let tx: TxBodyFields;
+  switch (fields.type) {
+    case 4:
+      tx = {
+        type: 4,
+        ...base,
+        recipient: checkAddress(fields.recipient, chainId, "recipient"),
+        amount: checkAmount(fields.amount),
+        attachment: checkBytes(fields.attachment ?? new Uint8Array(0), MAX_U16, "attachment"),
+      };
+      break;
+    case 8:
+      tx = { type: 8, ...base, recipient: checkAddress(fields.recipient, chainId, "recipient"), amount: checkAmount(fields.amount) };
+      break;
+    case 9:
+      tx = { type: 9, ...base, leaseId: base58Encode(checkBase58(fields.leaseId, 32, "leaseId")) };
+      break;
+    case 15:
+      tx = { type: 15, ...base, anchors: readAnchors(fields.anchors) };
+      break;
+  }
+  const body = txBody(tx);
+  const sender = addressFromPublicKey(base.senderPublicKey, chainId);
+  return Object.freeze({ ...tx, sender, sponsor: undefined, proofs: Object.freeze([]), body, id: idOf(body) }) as SignedTx;
+}
+
+/** An unsigned transaction (proofs = []) for a node on `chainId`; throws AnchordError on bad shapes. */
+export function createTx(fields: UnsignedTxFields, chainId: number): SignedTx {
+  return buildTx(fields, chainId, true);
+}
+
+/** Sponsor description for a key on `chainId`. */
+export function makeSponsor(keyType: KeyType, publicKey: Uint8Array, chainId: number, onCurve: boolean): Sponsor {
+  const pk = checkPublicKey(keyType, publicKey, "sponsorPublicKey", onCurve);
+  return Object.freeze({ keyType, publicKey: pk, address: addressFromPublicKey(pk, chainId) });
+}
+
+/** A new frozen copy of `tx` with the given sponsor and proofs (sponsors need version 3). */
+export function withProofs<T extends SignedTx>(tx: T, sponsor: Sponsor | undefined, proofs: readonly Uint8Array[]): T {
+  if (sponsor && tx.version !== 3) {
+    throw new AnchordError(ErrorCode.UNSUPPORTED_VERSION, "only version 3 transactions can be sponsored", { version: tx.version });
+  }
+  const out: T = { ...tx, sponsor, proofs: Object.freeze(proofs.map((p) => Uint8Array.from(p))) };
+  return Object.freeze(out);
+}
+
+/** Signs as the sender: returns a new frozen tx whose proofs[0] is the sender's signature of the body. */
+export function signTx<T extends SignedTx>(tx: T, kp: KeyPair): T {
+  if (kp.keyType !== tx.senderKeyType || !equalBytes(kp.publicKey, tx.senderPublicKey)) {
+    throw new AnchordError(ErrorCode.INVALID_PUBLIC_KEY, "the key pair is not the transaction's sender", { sender: tx.sender });
+  }
+  const proof = sign(kp, tx.body);
+  if (tx.proofs.length > 0) {
+    if (equalBytes(tx.proofs[0]!, proof)) return tx;
+    throw new AnchordError(ErrorCode.INVALID_FIELD, "transaction already carries a different sender proof", { id: tx.id });
+  }
+  return withProofs(tx, tx.sponsor, [proof]);
+}
+
+/**
+ * Sponsors a signed v3 transaction: sets the sponsor fields and appends the sponsor's signature of
+ * the same body. A previous sponsor (and its proof, the last one) is replaced, as the client does.
+ */
+export function sponsorTx<T extends SignedTx>(tx: T, kp: KeyPair): T {
+  if (tx.version !== 3) {
+    throw new AnchordError(ErrorCode.UNSUPPORTED_VERSION, "only version 3 transactions can be sponsored", { version: tx.version });
+  }
+  if (tx.proofs.length === 0) throw new AnchordError(ErrorCode.INVALID_SIGNATURE, "the sender must sign before a sponsor");
+  const sponsor = makeSponsor(kp.keyType, kp.publicKey, tx.chainId, false);
+  const kept = tx.sponsor ? tx.proofs.slice(0, -1) : tx.proofs;
+  return withProofs(tx, sponsor, [...kept, sign(kp, tx.body)]);
+}
+
+/** Genesis transaction crediting `amount` to `recipient` (no sender, fee 0, no proofs). */
+export function createGenesisTx(recipient: string, amount: bigint, timestamp: number, chainId: number): GenesisTx {
+  checkChainId(chainId);
+  const fields = {
+    type: 1,
+    version: 1,
+    chainId,
+    timestamp: checkTimestamp(timestamp),
+    recipient: checkAddress(recipient, chainId, "recipient"),
+    amount: checkAmount(amount),
+    fee: 0n,
+  } as const;
+  const body = txBody(fields);
+  return Object.freeze({ ...fields, proofs: Object.freeze([]), body, id: idOf(body) });
+}
+
+/** The 32 raw bytes of a transaction id. */
+export function txIdBytes(tx: Transaction): Uint8Array {
+  return base58Decode(tx.id);
+}

@@ -1,0 +1,84 @@
+/**
+ * Shape checks for transaction fields, shared by the factories, the body decoder and the JSON
+ * reader. Each throws AnchordError with the code the HTTP layer reports.
+ */
+import {
+  KEY_TYPE_BYTE,
+  PUBLIC_KEY_LENGTH,
+  base58Encode,
+  isValidPublicKey,
+  parseAddress,
+  tryBase58Decode,
+  type KeyType,
+} from "@anchord/crypto";
+import { AnchordError, ErrorCode } from "../errors.js";
+import { INT64_MAX } from "./reader.js";
+
+/** Largest length a u16 length prefix can carry. */
+export const MAX_U16 = 0xffff;
+
+export function checkTimestamp(ts: unknown, field = "timestamp"): number {
+  if (typeof ts !== "number" || !Number.isSafeInteger(ts) || ts < 0) {
+    throw new AnchordError(ErrorCode.INVALID_FIELD, `${field} must be a non-negative safe integer (ms)`, { field });
+  }
+  return ts;
+}
+
+export function checkFee(fee: unknown): bigint {
+  if (typeof fee !== "bigint" || fee < 0n || fee > INT64_MAX) {
+    throw new AnchordError(ErrorCode.INVALID_FIELD, "fee must be an integer in 0..2^63-1", { field: "fee" });
+  }
+  return fee;
+}
+
+export function checkAmount(amount: unknown): bigint {
+  if (typeof amount !== "bigint") {
+    throw new AnchordError(ErrorCode.INVALID_FIELD, "amount must be an integer", { field: "amount" });
+  }
+  if (amount < 0n) throw new AnchordError(ErrorCode.NEGATIVE_AMOUNT, "amount must not be negative", { amount });
+  if (amount > INT64_MAX) throw new AnchordError(ErrorCode.INVALID_AMOUNT, "amount exceeds 2^63-1", { amount });
+  return amount;
+}
+
+/** Validates an address of `chainId` (optionally `address:`-prefixed); returns its canonical base58. */
+export function checkAddress(text: unknown, chainId: number, field: string): string {
+  const parsed = typeof text === "string" ? parseAddress(text, chainId) : { problem: "base58" as const };
+  if (parsed.bytes === undefined) {
+    throw new AnchordError(ErrorCode.INVALID_ADDRESS, `${field} is not a valid address of this chain (${parsed.problem})`, {
+      field,
+      problem: parsed.problem,
+    });
+  }
+  return base58Encode(parsed.bytes);
+}
+
+export function checkKeyType(keyType: unknown, field: string): KeyType {
+  if (typeof keyType !== "string" || !Object.hasOwn(KEY_TYPE_BYTE, keyType)) {
+    throw new AnchordError(ErrorCode.INVALID_PUBLIC_KEY, `${field} must be ed25519, secp256k1 or secp256r1`, { field });
+  }
+  return keyType as KeyType;
+}
+
+/** Length check always; the (costlier) curve check only when `onCurve` is set. */
+export function checkPublicKey(keyType: KeyType, publicKey: unknown, field: string, onCurve: boolean): Uint8Array {
+  const ok =
+    publicKey instanceof Uint8Array &&
+    publicKey.length === PUBLIC_KEY_LENGTH[keyType] &&
+    (!onCurve || isValidPublicKey(keyType, publicKey));
+  if (!ok) throw new AnchordError(ErrorCode.INVALID_PUBLIC_KEY, `${field} is not a valid ${keyType} public key`, { field });
+  return Uint8Array.from(publicKey);
+}
+
+/** A base58 string of exactly `length` bytes. */
+export function checkBase58(text: unknown, length: number, field: string, code: ErrorCode = ErrorCode.INVALID_FIELD): Uint8Array {
+  const bytes = typeof text === "string" ? tryBase58Decode(text, length) : undefined;
+  if (!bytes) throw new AnchordError(code, `${field} must be base58 of ${length} bytes`, { field });
+  return bytes;
+}
+
+export function checkBytes(value: unknown, max: number, field: string, code: ErrorCode = ErrorCode.INVALID_FIELD): Uint8Array {
+  if (!(value instanceof Uint8Array) || value.length > max) {
+    throw new AnchordError(code, `${field} must be bytes of at most ${max}`, { field });
+  }
+  return Uint8Array.from(value);
+}

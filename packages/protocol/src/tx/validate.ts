@@ -1,0 +1,124 @@
+/**
+ * Stateless transaction rules (PROTOCOL.md §3 "Rules"): everything that can be checked without the
+ * ledger. Pure functions; the clock is passed in.
+ */
+import { SIGNATURE_LENGTH, compareBytes, toHex, verify } from "@anchord/crypto";
+import type { FeeSchedule, NetworkConfig } from "../config.js";
+import { AnchordError, ErrorCode } from "../errors.js";
+import { INT64_MAX } from "./reader.js";
+import type { Transaction } from "./types.js";
+
+export const MAX_ANCHORS = 100;
+export const MAX_ANCHOR_BYTES = 80;
+export const MAX_ATTACHMENT_BYTES = 140;
+
+/** Minimum fee of a transaction under `fees` (genesis: 0). */
+export function minFee(tx: Transaction, fees: FeeSchedule): bigint {
+  switch (tx.type) {
+    case 1:
+      return 0n;
+    case 4:
+      return fees.transfer;
+    case 8:
+      return fees.lease;
+    case 9:
+      return fees.cancelLease;
+    case 15:
+      return fees.anchorBase + fees.anchorPerItem * BigInt(tx.anchors.length);
+  }
+}
+
+function checkAmount(amount: bigint): void {
+  if (amount < 0n) throw new AnchordError(ErrorCode.NEGATIVE_AMOUNT, "amount must not be negative", { amount });
+  if (amount === 0n) throw new AnchordError(ErrorCode.INVALID_AMOUNT, "amount must be positive");
+  if (amount > INT64_MAX) throw new AnchordError(ErrorCode.INVALID_AMOUNT, "amount exceeds 2^63-1", { amount });
+}
+
+function checkAnchors(anchors: readonly Uint8Array[]): void {
+  if (anchors.length < 1 || anchors.length > MAX_ANCHORS) {
+    throw new AnchordError(ErrorCode.INVALID_ANCHOR, `an anchor transaction holds 1 to ${MAX_ANCHORS} anchors`, { count: anchors.length });
+  }
+  for (const [i, a] of anchors.entries()) {
+    if (a.length < 1 || a.length > MAX_ANCHOR_BYTES) {
+      throw new AnchordError(ErrorCode.INVALID_ANCHOR, `anchor ${i} must be 1 to ${MAX_ANCHOR_BYTES} bytes`, { index: i, length: a.length });
+    }
+  }
+  const sorted = [...anchors].sort(compareBytes);
+  for (let i = 1; i < sorted.length; i++) {
+    if (compareBytes(sorted[i - 1]!, sorted[i]!) === 0) {
+      throw new AnchordError(ErrorCode.INVALID_ANCHOR, "duplicate anchor in one transaction", { anchor: toHex(sorted[i]!) });
+    }
+  }
+}
+
+/**
+ * Throws AnchordError for the first rule the transaction breaks: chain id, timestamp shape, fee
+ * (> 0 and ≥ minimum), amounts (> 0), lease to self, anchors (1..100 of 1..80 bytes, no
+ * duplicates), attachment (≤ 140 bytes), key types (non-ed25519 only in v3), proof count (1, +1
+ * with a sponsor). Signatures are checked by verifyTxSignatures.
+ */
+export function validateTxStateless(tx: Transaction, config: NetworkConfig): void {
+  if (tx.chainId !== config.chainIdByte) {
+    throw new AnchordError(ErrorCode.WRONG_CHAIN, `transaction is for chain ${tx.chainId}, the network is ${config.chainId}`);
+  }
+  if (!Number.isSafeInteger(tx.timestamp) || tx.timestamp < 0) {
+    throw new AnchordError(ErrorCode.INVALID_FIELD, "timestamp must be a non-negative safe integer", { field: "timestamp" });
+  }
+  if (tx.type === 1) {
+    if (tx.fee !== 0n || tx.proofs.length !== 0) throw new AnchordError(ErrorCode.MALFORMED, "genesis has no fee and no proofs");
+    checkAmount(tx.amount);
+    return;
+  }
+  const min = minFee(tx, config.minFees);
+  if (tx.fee <= 0n || tx.fee < min || tx.fee > INT64_MAX) {
+    throw new AnchordError(ErrorCode.INSUFFICIENT_FEE, `fee ${tx.fee} is below the minimum ${min}`, { fee: tx.fee, minFee: min });
+  }
+  if (tx.version !== 3 && (tx.senderKeyType !== "ed25519" || tx.sponsor)) {
+    throw new AnchordError(ErrorCode.INVALID_PUBLIC_KEY, `version ${tx.version} transactions take ed25519 senders and no sponsor`);
+  }
+  switch (tx.type) {
+    case 4:
+      checkAmount(tx.amount);
+      if (tx.attachment.length > MAX_ATTACHMENT_BYTES) {
+        throw new AnchordError(ErrorCode.INVALID_FIELD, `attachment exceeds ${MAX_ATTACHMENT_BYTES} bytes`, { field: "attachment" });
+      }
+      break;
+    case 8:
+      checkAmount(tx.amount);
+      if (tx.recipient === tx.sender) throw new AnchordError(ErrorCode.TO_SELF, "cannot lease to yourself");
+      break;
+    case 9:
+      break;
+    case 15:
+      checkAnchors(tx.anchors);
+      break;
+  }
+  const expected = tx.sponsor ? 2 : 1;
+  if (tx.proofs.length !== expected || tx.proofs.some((p) => p.length !== SIGNATURE_LENGTH)) {
+    throw new AnchordError(ErrorCode.INVALID_SIGNATURE, `expected ${expected} proof(s) of ${SIGNATURE_LENGTH} bytes`, {
+      proofs: tx.proofs.length,
+    });
+  }
+}
+
+/** proofs[0] by the sender and, with a sponsor, proofs[1] by the sponsor, both over the body. */
+export function verifyTxSignatures(tx: Transaction): boolean {
+  if (tx.type === 1) return tx.proofs.length === 0;
+  const expected = tx.sponsor ? 2 : 1;
+  if (tx.proofs.length !== expected) return false;
+  if (!verify(tx.senderKeyType, tx.senderPublicKey, tx.body, tx.proofs[0]!)) return false;
+  return !tx.sponsor || verify(tx.sponsor.keyType, tx.sponsor.publicKey, tx.body, tx.proofs[1]!);
+}
+
+/** TIMESTAMP_OUT_OF_RANGE when more than the allowed drift ahead of `now` or behind the last block. */
+export function validateTxTimestamp(tx: Transaction, now: number, lastBlockTimestamp: number, config: NetworkConfig): void {
+  const latest = now + config.maxTxTimestampAheadMs;
+  const earliest = lastBlockTimestamp - config.maxTxTimestampBehindMs;
+  if (tx.timestamp > latest || tx.timestamp < earliest) {
+    throw new AnchordError(ErrorCode.TIMESTAMP_OUT_OF_RANGE, `timestamp ${tx.timestamp} is outside ${earliest}..${latest}`, {
+      timestamp: tx.timestamp,
+      earliest,
+      latest,
+    });
+  }
+}

@@ -1,0 +1,90 @@
+/** The signed-transaction binary format: layout, and every way decodeTx refuses input. */
+import { describe, expect, it } from "vitest";
+import { concatBytes, fromHex, keyPairFromSeed, toHex, uint16BE, uint32BE } from "@anchord/crypto";
+import { createGenesisTx, decodeTx, encodeTx, parseJson, sponsorTx, txFromJson, MAX_TX_BYTES, type SignedTx } from "../src/index.js";
+import { expectCode } from "./tx-test-helpers.js";
+import { ACCOUNT1, ACCOUNT2, TX_VECTORS } from "./tx-vectors.data.js";
+
+const T = "T".charCodeAt(0);
+const L = "L".charCodeAt(0);
+const vec = (name: string) => TX_VECTORS.find((v) => v.name === name)!;
+const lease = txFromJson(parseJson(vec("lease v3").json), T);
+const proof = lease.proofs[0]!;
+
+/** Hand-built envelope: format ‖ u32 len ‖ body ‖ sponsor flag ‖ proofs. */
+function envelope(body: Uint8Array, proofs: Uint8Array[] = [proof], sponsor: Uint8Array = Uint8Array.of(0), format = 1): Uint8Array {
+  return concatBytes(Uint8Array.of(format), uint32BE(body.length), body, sponsor, Uint8Array.of(proofs.length), ...proofs.flatMap((p) => [uint16BE(p.length), p]));
+}
+
+describe("encodeTx layout", () => {
+  it("is format ‖ bodyLength ‖ body ‖ hasSponsor ‖ [keyType ‖ key] ‖ proofCount ‖ {len ‖ proof}", () => {
+    expect(toHex(encodeTx(lease))).toBe(toHex(envelope(lease.body)));
+    const sponsored = sponsorTx(lease, keyPairFromSeed(ACCOUNT2.seed));
+    const expected = envelope(lease.body, [...sponsored.proofs], concatBytes(Uint8Array.of(1, 1), sponsored.sponsor!.publicKey));
+    expect(toHex(encodeTx(sponsored))).toBe(toHex(expected));
+    const back = decodeTx(expected, T) as SignedTx;
+    expect(back.sponsor?.address).toBe(ACCOUNT2.address);
+    expect(back.proofs.map(toHex)).toEqual(sponsored.proofs.map(toHex));
+  });
+
+  it("genesis: body only, no sponsor, 0 proofs", () => {
+    const g = createGenesisTx(ACCOUNT1.address, 1n, 0, T);
+    expect(toHex(encodeTx(g))).toBe(toHex(envelope(g.body, [])));
+    expectCode(() => decodeTx(envelope(g.body, [proof]), T), "MALFORMED", "genesis with a proof");
+  });
+
+  it("round-trips the v1, v2 and secp256k1 vectors", () => {
+    for (const v of TX_VECTORS) {
+      const tx = txFromJson(parseJson(v.json), T);
+      const back = decodeTx(encodeTx(tx), T);
+      expect(toHex(back.body), v.name).toBe(v.bodyHex);
+      expect(back.id, v.name).toBe(v.id);
+    }
+  });
+});
+
+describe("decodeTx rejects", () => {
+  const body = fromHex(vec("lease v3").bodyHex);
+
+  it("every truncation and any trailing byte as MALFORMED", () => {
+    const full = envelope(body);
+    for (let n = 0; n < full.length; n++) expectCode(() => decodeTx(full.subarray(0, n), T), "MALFORMED", `prefix ${n}`);
+    expectCode(() => decodeTx(concatBytes(full, Uint8Array.of(0)), T), "MALFORMED", "trailing envelope byte");
+    expectCode(() => decodeTx(envelope(concatBytes(body, Uint8Array.of(0))), T), "MALFORMED", "trailing body byte");
+  });
+
+  it("unknown format, type, version, key type; wrong chain", () => {
+    expectCode(() => decodeTx(envelope(body, [proof], Uint8Array.of(0), 2), T), "MALFORMED", "format 2");
+    expectCode(() => decodeTx(envelope(Uint8Array.of(11, ...body.subarray(1))), T), "UNSUPPORTED_TYPE", "type 11");
+    expectCode(() => decodeTx(envelope(Uint8Array.of(8, 4, ...body.subarray(2))), T), "UNSUPPORTED_VERSION", "lease v4");
+    expectCode(() => decodeTx(envelope(Uint8Array.of(8, 1, ...body.subarray(2))), T), "UNSUPPORTED_VERSION", "lease v1");
+    expectCode(() => decodeTx(envelope(body), L), "WRONG_CHAIN", "v3 body for T on L");
+    const badKey = Uint8Array.from(body);
+    badKey[11] = 9;
+    expectCode(() => decodeTx(envelope(badKey), T), "INVALID_PUBLIC_KEY", "key type 9");
+    const cancelV2 = fromHex(vec("cancel v2").bodyHex);
+    expectCode(() => decodeTx(envelope(cancelV2), L), "WRONG_CHAIN", "cancel v2 chain byte");
+  });
+
+  it("bad proofs and sponsor flags, oversize input", () => {
+    expectCode(() => decodeTx(envelope(body, Array(9).fill(proof)), T), "MALFORMED", "9 proofs");
+    expectCode(() => decodeTx(envelope(body, [proof.subarray(0, 63)]), T), "MALFORMED", "63-byte proof");
+    expectCode(() => decodeTx(envelope(body, [proof], Uint8Array.of(2)), T), "MALFORMED", "sponsor flag 2");
+    expectCode(() => decodeTx(envelope(body, [proof], Uint8Array.of(1, 7, ...new Uint8Array(32))), T), "INVALID_PUBLIC_KEY", "sponsor key type 7");
+    expectCode(() => decodeTx(new Uint8Array(MAX_TX_BYTES + 1), T), "MALFORMED", "oversize");
+    const lease2 = fromHex(vec("lease v2").bodyHex);
+    expectCode(() => decodeTx(envelope(lease2, [], Uint8Array.of(1, 1, ...lease.senderPublicKey)), T), "UNSUPPORTED_VERSION", "sponsored v2");
+  });
+
+  it("values the factories refuse: negative amount, lease v2 flag, bad recipient", () => {
+    const negative = Uint8Array.from(body);
+    negative.fill(0xff, body.length - 8);
+    expectCode(() => decodeTx(envelope(negative), T), "NEGATIVE_AMOUNT", "amount -1");
+    const lease2 = Uint8Array.from(fromHex(vec("lease v2").bodyHex));
+    lease2[2] = 1;
+    expectCode(() => decodeTx(envelope(lease2), T), "MALFORMED", "lease v2 asset flag");
+    const badRecipient = Uint8Array.from(body);
+    badRecipient[body.length - 9] ^= 1; // last checksum byte of the recipient
+    expectCode(() => decodeTx(envelope(badRecipient), T), "INVALID_ADDRESS", "recipient checksum");
+  });
+});
