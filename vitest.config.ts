@@ -1,15 +1,38 @@
 import { defineConfig } from "vitest/config";
 
-// Workspace packages resolve to their TypeScript sources (the "source" export condition), so unit
-// tests need no build; tests that spawn node processes use the built dist/ (`npm test` builds first).
+// Workspace packages resolve to their TypeScript sources (the "source" export condition), so tests
+// need no build; tests that spawn node processes use the built dist/ (`npm test` builds first).
+const resolve = { conditions: ["source"] };
+const ssr = { resolve: { conditions: ["source"] } };
+
 export default defineConfig({
-  resolve: { conditions: ["source"] },
-  ssr: { resolve: { conditions: ["source"] } },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
-    pool: "forks",
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-    reporters: ["default"],
+    projects: [
+      {
+        resolve,
+        ssr,
+        test: {
+          name: "unit",
+          include: ["packages/*/test/**/*.test.ts"],
+          pool: "forks",
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        resolve,
+        ssr,
+        test: {
+          // Real nodes, real sockets, real processes: one file at a time so timing stays sane on 2 cores.
+          name: "e2e",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/faults/**"],
+          pool: "forks",
+          fileParallelism: false,
+          testTimeout: 240_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 });

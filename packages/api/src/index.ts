@@ -1,1 +1,11 @@
-export {};
+export * from "./backend.js";
+export { createApi, routeTable, requiresApiToken, API_ROUTES, DEFAULT_RATE_LIMIT, type ApiOptions, type RateLimitOptions } from "./app.js";
+export { startApi, isLoopbackHost, type ListenOptions, type RunningApi } from "./server.js";
+export { buildOpenApi, API_VERSION, type OpenApiDocument } from "./openapi.js";
+export { chainpointRecord, CHAINPOINT_CONTEXT, CHAINPOINT_TYPE, type ChainpointRecord } from "./chainpoint.js";
+export { httpStatusOf, errorResponse, type ErrorBody } from "./errors.js";
+export { HttpError, LtoCode } from "./http.js";
+export { consoleLogger, silentLogger, type ApiLogger } from "./logger.js";
+export { DEFAULT_BODY_LIMIT } from "./body.js";
+export { MAX_CONFIRMATIONS, MAX_BLOCK_SEQUENCE } from "./params.js";
+export type { RouteDef, RouteContext, Reply } from "./route.js";

@@ -71,6 +71,8 @@ export function isAnchordError(e: unknown, code?: ErrorCode): e is AnchordError 
 export function ltoErrorCode(code: ErrorCode): number {
   switch (code) {
     case "INVALID_JSON":
+    case "INVALID_FIELD":
+    case "MALFORMED":
       return 1;
     case "INVALID_SIGNATURE":
       return 101;

@@ -1,0 +1,154 @@
+/**
+ * The Express application: one route table registers the routes and generates the OpenAPI
+ * document. Hot routes stay lean: CORS header, optional token check, handler; no body parser,
+ * no ETag, no x-powered-by.
+ */
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import { rateLimit } from "express-rate-limit";
+import type { ApiBackend } from "./backend.js";
+import { DEFAULT_BODY_LIMIT, readJsonBody } from "./body.js";
+import { tokenCheck } from "./auth.js";
+import { cors } from "./cors.js";
+import { docsUiRouter, OPENAPI_PATH } from "./docsUi.js";
+import { errorHandler } from "./errors.js";
+import { HttpError, LtoCode, sendJson } from "./http.js";
+import { consoleLogger, type ApiLogger } from "./logger.js";
+import { buildOpenApi, type OpenApiDocument } from "./openapi.js";
+import { pathParams, type Reply, type RouteDef } from "./route.js";
+import { addressRoutes } from "./routes/addresses.js";
+import { blockRoutes } from "./routes/blocks.js";
+import { hashRoutes } from "./routes/hash.js";
+import { leasingRoutes } from "./routes/leasing.js";
+import { nodeRoutes } from "./routes/node.js";
+import { transactionRoutes } from "./routes/transactions.js";
+
+export interface RateLimitOptions {
+  readonly windowMs: number;
+  /** Write requests (POST) per client per window. */
+  readonly max: number;
+}
+
+export const DEFAULT_RATE_LIMIT: RateLimitOptions = Object.freeze({ windowMs: 10_000, max: 600 });
+
+export interface ApiOptions {
+  /** When set, POST /hash and the wallet-signing routes require it. */
+  readonly apiToken?: string;
+  /** Per-client limit on write routes; false disables it. Default 600 per 10 s. */
+  readonly rateLimit?: RateLimitOptions | false;
+  readonly logger?: ApiLogger;
+  /** Maximum request body in bytes (default 1 MiB). */
+  readonly bodyLimit?: number;
+}
+
+/** Every route of the interface, in registration order (the OpenAPI route is added by createApi). */
+export const API_ROUTES: readonly RouteDef[] = Object.freeze([
+  ...hashRoutes,
+  ...addressRoutes,
+  ...leasingRoutes,
+  ...transactionRoutes,
+  ...blockRoutes,
+  ...nodeRoutes,
+]);
+
+function openApiRoute(doc: () => OpenApiDocument): RouteDef {
+  return {
+    method: "get",
+    path: OPENAPI_PATH,
+    operationId: "openApi",
+    tag: "docs",
+    summary: "This OpenAPI 3.1 document (browsable at /api-docs)",
+    responses: { 200: { description: "OpenAPI document", schema: { type: "object" } } },
+    handler: () => ({ json: doc() }),
+  };
+}
+
+/** The full route table of an app: the interface routes plus the OpenAPI document route. */
+export function routeTable(doc: () => OpenApiDocument): RouteDef[] {
+  return [...API_ROUTES, openApiRoute(doc)];
+}
+
+function sendReply(res: Response, reply: Reply): void {
+  if ("json" in reply) {
+    sendJson(res, reply.status ?? 200, reply.json);
+    return;
+  }
+  res.statusCode = reply.status ?? 200;
+  res.setHeader("Content-Type", reply.contentType);
+  res.setHeader("Content-Length", Buffer.byteLength(reply.text));
+  res.end(reply.text);
+}
+
+function checkParamsDocumented(route: RouteDef): void {
+  const inPath = pathParams(route.path).sort();
+  const documented = Object.keys(route.params ?? {}).sort();
+  if (inPath.join(",") !== documented.join(",")) {
+    throw new Error(`route ${route.method.toUpperCase()} ${route.path}: path parameters [${inPath}] but documented [${documented}]`);
+  }
+}
+
+const tokenRequiredApps = new WeakSet<Express>();
+
+/** Whether `app` was built by createApi with an API token. */
+export function requiresApiToken(app: Express): boolean {
+  return tokenRequiredApps.has(app);
+}
+
+export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
+  const logger = opts.logger ?? consoleLogger;
+  const bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const tokenRequired = opts.apiToken !== undefined && opts.apiToken !== "";
+  const checkToken = tokenCheck(opts.apiToken);
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("query parser", false);
+  if (tokenRequired) tokenRequiredApps.add(app);
+
+  let doc: OpenApiDocument | undefined;
+  const routes = routeTable(() => (doc ??= buildOpenApi(routes, backend.config, { tokenRequired })));
+
+  const limits = opts.rateLimit === false ? undefined : (opts.rateLimit ?? DEFAULT_RATE_LIMIT);
+  const writeLimiter: RequestHandler | undefined = limits
+    ? rateLimit({
+        windowMs: limits.windowMs,
+        limit: limits.max,
+        standardHeaders: "draft-7",
+        legacyHeaders: false,
+        validate: { xForwardedForHeader: false },
+        handler: (_req, _res, next) => next(new HttpError(429, LtoCode.UNKNOWN, "too many requests: retry later")),
+      })
+    : undefined;
+
+  app.use(cors);
+
+  for (const route of routes) {
+    checkParamsDocumented(route);
+    const handle = (req: Request, res: Response, next: NextFunction): void => {
+      try {
+        if (route.auth) checkToken(req);
+        if (route.body) {
+          readJsonBody(req, bodyLimit)
+            .then((body) => route.handler({ backend, params: req.params as Record<string, string>, body, req }))
+            .then((reply) => sendReply(res, reply), next);
+          return;
+        }
+        const reply = route.handler({ backend, params: req.params as Record<string, string>, body: undefined, req });
+        if (reply instanceof Promise) reply.then((r) => sendReply(res, r), next);
+        else sendReply(res, reply);
+      } catch (e) {
+        next(e);
+      }
+    };
+    const chain: RequestHandler[] = route.method === "post" && writeLimiter ? [writeLimiter, handle] : [handle];
+    app[route.method](route.path, ...chain);
+  }
+
+  app.use(docsUiRouter());
+
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    next(new HttpError(404, LtoCode.UNKNOWN, `no route ${req.method} ${req.path.slice(0, 200)}`));
+  });
+  app.use(errorHandler(logger));
+  return app;
+}

@@ -1,0 +1,40 @@
+/**
+ * Token check for the routes that anchor or sign with the node's wallet: `Authorization: Bearer
+ * <token>` (scheme case-insensitive) or `X-API-Key: <token>`. Compared in constant time over
+ * sha256 digests, so neither content nor length leaks through timing.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Request } from "express";
+import { HttpError, LtoCode } from "./http.js";
+
+const digest = (s: string): Buffer => createHash("sha256").update(s, "utf8").digest();
+
+const BEARER_RE = /^bearer[ \t]+(.*?)[ \t]*$/i;
+
+export type TokenCheck = (req: Request) => void;
+
+/** A check that throws 401 unless the request carries `token`; a no-op when no token is set. */
+export function tokenCheck(token: string | undefined): TokenCheck {
+  if (token === undefined || token === "") return () => {};
+  const expected = digest(token);
+  const matches = (candidate: string): boolean => timingSafeEqual(digest(candidate), expected);
+  return (req) => {
+    let ok = false;
+    const authorization = req.headers.authorization;
+    if (typeof authorization === "string") {
+      const m = BEARER_RE.exec(authorization);
+      if (m && matches(m[1]!)) ok = true;
+    }
+    const apiKey = req.headers["x-api-key"];
+    if (!ok && typeof apiKey === "string" && matches(apiKey)) ok = true;
+    if (!ok) {
+      const present = authorization !== undefined || apiKey !== undefined;
+      throw new HttpError(
+        401,
+        LtoCode.API_KEY_NOT_VALID,
+        present ? "provided API token is not correct" : "this route requires an API token: Authorization: Bearer <token> or X-API-Key: <token>",
+        { "WWW-Authenticate": 'Bearer realm="anchord"' },
+      );
+    }
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * What the HTTP interface needs from a running node. The API talks to the node only through this
+ * interface; the node package implements it. Addresses handed to these methods are already
+ * validated for this node's chain; ids are already checked to be base58 of 32 bytes.
+ */
+import type { Block, CancelLeaseTx, JsonValue, LeaseTx, NetworkConfig, SignedTx, Transaction } from "@anchord/protocol";
+
+export interface AnchorStatus {
+  /** id of the first transaction that anchored the hash. */
+  readonly txId: string;
+  /** Set only once that transaction is in a block. */
+  readonly height?: number;
+  /** 0-based index of the transaction in its block; set together with `height`. */
+  readonly position?: number;
+}
+
+export interface BalanceSnapshot {
+  /** Owned, including amounts leased out. */
+  readonly regular: bigint;
+  readonly leaseIn: bigint;
+  readonly leaseOut: bigint;
+  /** regular − leaseOut. */
+  readonly available: bigint;
+  /** regular − leaseOut + leaseIn. */
+  readonly effective: bigint;
+}
+
+export interface LeaseRequest {
+  readonly sender: string;
+  readonly recipient: string;
+  readonly amount: bigint;
+  /** Omitted: the network's minimum fee. */
+  readonly fee?: bigint;
+}
+
+export interface CancelLeaseRequest {
+  readonly sender: string;
+  readonly leaseId: string;
+  /** Omitted: the network's minimum fee. */
+  readonly fee?: bigint;
+}
+
+export interface NodeStatus {
+  readonly blockchainHeight: number;
+  readonly stateHeight: number;
+  /** ms since the epoch of the last block applied. */
+  readonly updatedTimestamp: number;
+  readonly [k: string]: JsonValue;
+}
+
+export interface PeerInfo {
+  /** Multiaddr the peer is connected on. */
+  readonly address: string;
+  readonly peerId: string;
+}
+
+export interface MetricsText {
+  readonly contentType: string;
+  readonly body: string;
+}
+
+export interface ApiBackend {
+  /** Network parameters: chain id (byte and char), name (chainpoint anchor type), minimum fees. */
+  readonly config: NetworkConfig;
+
+  // anchoring
+  /**
+   * Anchors a 32-byte hash with the node wallet (signed, batched, pooled); resolves once the
+   * transaction is durably in the pool. A hash already anchored or pending resolves to the existing
+   * transaction's id and creates nothing new. Throws AnchordError.
+   */
+  anchor(hash: Uint8Array): Promise<{ readonly txId: string }>;
+  /** The first transaction anchoring `hash`, with its block position once it is in a block. */
+  anchorStatus(hash: Uint8Array): AnchorStatus | undefined;
+
+  // balances (a well-formed address with no history has zero balances)
+  balances(address: string): BalanceSnapshot;
+  /** Minimum effective balance over the generating window ending at the current height. */
+  generatingBalance(address: string): bigint;
+  /** Minimum regular balance over the last `confirmations` blocks (0 and 1: current). */
+  minRegularBalance(address: string, confirmations: number): bigint;
+  /** Minimum effective balance over the last `confirmations` blocks (0 and 1: current). */
+  minEffectiveBalance(address: string, confirmations: number): bigint;
+
+  // transactions
+  /** Full admission to the pool (and gossip). A duplicate already in the pool is not an error. */
+  broadcast(tx: SignedTx): Promise<void>;
+  /** Signs a lease with the wallet key of `sender` and admits it; throws SENDER_NOT_IN_WALLET etc. */
+  signLease(req: LeaseRequest): Promise<LeaseTx>;
+  /** Signs a lease cancel with the wallet key of `sender` and admits it. */
+  signCancel(req: CancelLeaseRequest): Promise<CancelLeaseTx>;
+  walletAddresses(): readonly string[];
+  /** A confirmed transaction by id. */
+  transaction(id: string): { readonly tx: Transaction; readonly height: number; readonly position: number } | undefined;
+  leaseStatus(id: string): "active" | "canceled" | undefined;
+  unconfirmed(): readonly Transaction[];
+  /** Active leases the address gave or received. */
+  activeLeases(address: string): readonly { readonly tx: LeaseTx; readonly height: number }[];
+
+  // blocks & node
+  height(): number;
+  block(height: number): Promise<Block | undefined>;
+  blockHeightById(id: string): number | undefined;
+  /** Base target of the last block. */
+  baseTarget(): bigint;
+  status(): NodeStatus;
+  version(): string;
+  peers(): readonly PeerInfo[];
+  /** Prometheus exposition text. */
+  metrics(): Promise<MetricsText>;
+}

@@ -1,0 +1,62 @@
+/**
+ * The browsable API documentation at /api-docs: swagger-ui-dist's static files served from the
+ * installed package (no CDN: nodes may run offline), pointed at /api-docs/openapi.json.
+ */
+import { createRequire } from "node:module";
+import * as path from "node:path";
+import express, { type Router } from "express";
+
+export const DOCS_PATH = "/api-docs";
+export const OPENAPI_PATH = "/api-docs/openapi.json";
+
+function swaggerUiDir(): string {
+  const require = createRequire(import.meta.url);
+  return path.dirname(require.resolve("swagger-ui-dist/package.json"));
+}
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>anchord API</title>
+  <link rel="stylesheet" href="${DOCS_PATH}/swagger-ui.css">
+  <link rel="icon" type="image/png" href="${DOCS_PATH}/favicon-32x32.png">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="${DOCS_PATH}/swagger-ui-bundle.js"></script>
+  <script src="${DOCS_PATH}/swagger-ui-standalone-preset.js"></script>
+  <script src="${DOCS_PATH}/anchord-init.js"></script>
+</body>
+</html>
+`;
+
+const INIT = `window.onload = function () {
+  window.ui = SwaggerUIBundle({
+    url: ${JSON.stringify(OPENAPI_PATH)},
+    dom_id: "#swagger-ui",
+    deepLinking: true,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    layout: "StandaloneLayout"
+  });
+};
+`;
+
+/** Router serving the UI page, its initializer and swagger-ui-dist's assets under /api-docs. */
+export function docsUiRouter(): Router {
+  const router = express.Router({ strict: true });
+  const page = (_req: express.Request, res: express.Response): void => {
+    res.type("html").send(PAGE);
+  };
+  router.get(DOCS_PATH, page);
+  router.get(`${DOCS_PATH}/`, page);
+  router.get(`${DOCS_PATH}/index.html`, page);
+  const init = (_req: express.Request, res: express.Response): void => {
+    res.type("application/javascript").send(INIT);
+  };
+  router.get(`${DOCS_PATH}/anchord-init.js`, init);
+  // the package's own initializer points at an online demo document; never serve it
+  router.get(`${DOCS_PATH}/swagger-initializer.js`, init);
+  router.use(DOCS_PATH, express.static(swaggerUiDir(), { index: false, fallthrough: true, etag: false, maxAge: "1h" }));
+  return router;
+}

@@ -1,0 +1,35 @@
+/** Sending JSON with exact big integers, and the API's own HTTP-level errors. */
+import type { Response } from "express";
+import { stringifyJson } from "@anchord/protocol";
+
+/** Writes `body` as JSON (bigint as bare integer literals) with the given status. */
+export function sendJson(res: Response, status: number, body: unknown): void {
+  const text = stringifyJson(body);
+  res.statusCode = status;
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", Buffer.byteLength(text));
+  res.end(text);
+}
+
+/** LTO integer error codes the HTTP layer uses for errors that are not AnchordErrors. */
+export const LtoCode = {
+  UNKNOWN: 0,
+  WRONG_JSON: 1,
+  API_KEY_NOT_VALID: 2,
+  BLOCK_NOT_EXISTS: 301,
+  TRANSACTION_NOT_EXISTS: 311,
+} as const;
+
+/** An error answered with a fixed HTTP status and LTO code (routing, auth, size, rate limits). */
+export class HttpError extends Error {
+  readonly status: number;
+  readonly errorCode: number;
+  readonly headers: Readonly<Record<string, string>>;
+  constructor(status: number, errorCode: number, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = "HttpError";
+    this.status = status;
+    this.errorCode = errorCode;
+    this.headers = headers;
+  }
+}

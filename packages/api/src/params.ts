@@ -1,0 +1,135 @@
+/** Parsing and validation of path parameters and body fields; every failure is an AnchordError. */
+import { parseAddress, stripAddressPrefix, tryBase58Decode, fromHex } from "@anchord/crypto";
+import { AnchordError, ErrorCode, toBigIntStrict, type JsonValue } from "@anchord/protocol";
+
+export const MAX_CONFIRMATIONS = 100_000;
+export const MAX_BLOCK_SEQUENCE = 100;
+
+/** A valid address of this chain (an `address:` prefix is stripped); else 400 code 102. */
+export function parseAddressText(text: unknown, chainIdByte: number, what = "address"): string {
+  if (typeof text !== "string") throw new AnchordError(ErrorCode.INVALID_ADDRESS, `${what} must be a base58 address string`);
+  const parsed = parseAddress(text, chainIdByte);
+  if (parsed.problem !== undefined) {
+    throw new AnchordError(ErrorCode.INVALID_ADDRESS, `invalid ${what} (${parsed.problem})`, { problem: parsed.problem });
+  }
+  return stripAddressPrefix(text);
+}
+
+const UINT_RE = /^(?:0|[1-9][0-9]{0,15})$/;
+
+/** A non-negative decimal integer no larger than `max`. */
+export function parseUint(text: string, what: string, max: number): number {
+  if (!UINT_RE.test(text)) throw new AnchordError(ErrorCode.INVALID_FIELD, `${what} must be a non-negative integer`);
+  const n = Number(text);
+  if (n > max) throw new AnchordError(ErrorCode.INVALID_FIELD, `${what} must be at most ${max}`);
+  return n;
+}
+
+export function parseConfirmations(text: string): number {
+  return parseUint(text, "confirmations", MAX_CONFIRMATIONS);
+}
+
+export function parseHeight(text: string, what = "height"): number {
+  const h = parseUint(text, what, Number.MAX_SAFE_INTEGER);
+  if (h < 1) throw new AnchordError(ErrorCode.INVALID_FIELD, `${what} must be at least 1`);
+  return h;
+}
+
+/** A base58 id of 32 bytes (transaction or block id). */
+export function parseId(text: unknown, what: string): string {
+  if (typeof text !== "string" || tryBase58Decode(text, 32) === undefined) {
+    throw new AnchordError(ErrorCode.INVALID_FIELD, `${what} must be a base58 id of 32 bytes`);
+  }
+  return text;
+}
+
+export const HASH_ENCODINGS = ["hex", "base58", "base64"] as const;
+export type HashEncoding = (typeof HASH_ENCODINGS)[number];
+
+export function parseEncoding(text: unknown): HashEncoding {
+  const e = typeof text === "string" ? text.toLowerCase() : text;
+  if (e === "hex" || e === "base58" || e === "base64") return e;
+  throw new AnchordError(ErrorCode.INVALID_FIELD, `unknown encoding: use one of ${HASH_ENCODINGS.join(", ")}`);
+}
+
+const HEX64_RE = /^[0-9a-fA-F]{64}$/;
+const BASE64_RE = /^[A-Za-z0-9+/_-]{43}={0,1}$/;
+
+function decodeBase64(text: string): Uint8Array | undefined {
+  if (!BASE64_RE.test(text)) return undefined;
+  const std = text.replace(/-/g, "+").replace(/_/g, "/").replace(/=$/, "");
+  const bytes = Buffer.from(std, "base64");
+  // canonical only: the unused low bits of the last character must be zero
+  if (bytes.length !== 32 || bytes.toString("base64").replace(/=$/, "") !== std) return undefined;
+  return new Uint8Array(bytes);
+}
+
+/** Decodes a SHA-256 digest written in `encoding`; anything but 32 bytes is 400. */
+export function decodeHash(text: unknown, encoding: HashEncoding): Uint8Array {
+  let bytes: Uint8Array | undefined;
+  if (typeof text === "string") {
+    if (encoding === "hex") bytes = HEX64_RE.test(text) ? fromHex(text) : undefined;
+    else if (encoding === "base58") bytes = tryBase58Decode(text, 32);
+    else bytes = decodeBase64(text);
+  }
+  if (bytes === undefined) {
+    throw new AnchordError(ErrorCode.INVALID_FIELD, `hash must be a SHA-256 digest (32 bytes) in ${encoding}`, { encoding });
+  }
+  return bytes;
+}
+
+// ---- body fields
+
+export type JsonObject = { readonly [k: string]: JsonValue };
+
+export function requireObject(body: JsonValue | undefined): JsonObject {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new AnchordError(ErrorCode.MALFORMED, "request body must be a JSON object");
+  }
+  return body as JsonObject;
+}
+
+export function optionalString(obj: JsonObject, key: string): string | undefined {
+  const v = obj[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "string") throw new AnchordError(ErrorCode.INVALID_FIELD, `${key} must be a string`);
+  return v;
+}
+
+export function requireString(obj: JsonObject, key: string): string {
+  const v = optionalString(obj, key);
+  if (v === undefined) throw new AnchordError(ErrorCode.INVALID_FIELD, `${key} is required`);
+  return v;
+}
+
+const INT64_MAX = (1n << 63n) - 1n;
+
+/** An integer JSON number (exact, bigint) within int64, or undefined when absent. */
+export function optionalInteger(obj: JsonObject, key: string): bigint | undefined {
+  const v = obj[key];
+  if (v === undefined || v === null) return undefined;
+  const n = toBigIntStrict(v);
+  if (n === undefined) throw new AnchordError(ErrorCode.INVALID_FIELD, `${key} must be an integer number of base units`);
+  if (n > INT64_MAX || n < -INT64_MAX - 1n) throw new AnchordError(ErrorCode.INVALID_FIELD, `${key} is out of the int64 range`);
+  return n;
+}
+
+export function requireInteger(obj: JsonObject, key: string): bigint {
+  const v = optionalInteger(obj, key);
+  if (v === undefined) throw new AnchordError(ErrorCode.INVALID_FIELD, `${key} is required`);
+  return v;
+}
+
+/** A positive amount: ≤ 0 answers 400 code 111 (LTO's "negative amount"). */
+export function requirePositiveAmount(obj: JsonObject, key: string): bigint {
+  const v = requireInteger(obj, key);
+  if (v <= 0n) throw new AnchordError(ErrorCode.NEGATIVE_AMOUNT, `${key} must be positive`);
+  return v;
+}
+
+/** An optional fee; when given it must be positive (400 code 112 otherwise). */
+export function optionalFee(obj: JsonObject, key = "fee"): bigint | undefined {
+  const v = optionalInteger(obj, key);
+  if (v !== undefined && v <= 0n) throw new AnchordError(ErrorCode.INSUFFICIENT_FEE, `${key} must be positive`);
+  return v;
+}

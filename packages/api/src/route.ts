@@ -1,0 +1,76 @@
+/**
+ * One route table drives both the Express routes and the OpenAPI document, so the two cannot
+ * drift: every entry carries its method, path, documentation and handler.
+ */
+import type { Request } from "express";
+import type { JsonValue } from "@anchord/protocol";
+import type { ApiBackend } from "./backend.js";
+import type { JsonSchema } from "./schemas.js";
+
+export interface RouteContext {
+  readonly backend: ApiBackend;
+  /** Decoded path parameters. */
+  readonly params: Readonly<Record<string, string>>;
+  /** Parsed JSON body (routes that declare one), exact big integers as bigint. */
+  readonly body: JsonValue | undefined;
+  readonly req: Request;
+}
+
+export interface JsonReply {
+  readonly status?: number;
+  readonly json: unknown;
+}
+export interface TextReply {
+  readonly status?: number;
+  readonly contentType: string;
+  readonly text: string;
+}
+export type Reply = JsonReply | TextReply;
+
+export interface ParamDoc {
+  readonly description: string;
+  readonly schema: JsonSchema;
+  readonly example?: string;
+}
+
+export interface ResponseDoc {
+  readonly description: string;
+  /** Omitted for documented errors: the shared Error schema. */
+  readonly schema?: JsonSchema;
+  readonly example?: unknown;
+  /** Default application/json. */
+  readonly contentType?: string;
+}
+
+export interface RouteDef {
+  readonly method: "get" | "post";
+  /** Express path (`:name` parameters). */
+  readonly path: string;
+  readonly operationId: string;
+  readonly tag: string;
+  readonly summary: string;
+  readonly description?: string;
+  /** One entry per `:name` in the path (checked when the app is built). */
+  readonly params?: Readonly<Record<string, ParamDoc>>;
+  /** Routes with a body read it as JSON (415/413/400 on failure). */
+  readonly body?: { readonly schema: JsonSchema; readonly example?: unknown };
+  /** Route-specific responses; 500 (all), 401 (auth), 400/413/415/429 (bodies) are added for all. */
+  readonly responses: Readonly<Record<number, ResponseDoc>>;
+  /** Requires the API token when one is configured. */
+  readonly auth?: boolean;
+  readonly handler: (ctx: RouteContext) => Reply | Promise<Reply>;
+}
+
+/** Path parameter names of an Express path, in order. */
+export function pathParams(path: string): string[] {
+  return [...path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
+}
+
+/** `/hash/:hash` → `/hash/{hash}`. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
+}
+
+export const json = (body: unknown, status = 200): JsonReply => ({ status, json: body });
+
+export const errorDoc = (description: string): ResponseDoc => ({ description });

@@ -1,0 +1,134 @@
+/** Balances (interface §4.4–4.6) and the consensus reads (LTO extras). */
+import { parseAddressText, parseConfirmations } from "../params.js";
+import { errorDoc, json, type ParamDoc, type RouteContext, type RouteDef } from "../route.js";
+import { ref } from "../schemas.js";
+
+const EXAMPLE_ADDRESS = "3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW";
+
+const addressParam: ParamDoc = { description: "Account address, base58", schema: { type: "string" }, example: EXAMPLE_ADDRESS };
+const confirmationsParam: ParamDoc = {
+  description: "Number of blocks (0 to 100000): the minimum over the last n blocks; 0 and 1 give the current balance",
+  schema: { type: "integer", minimum: 0, maximum: 100_000 },
+  example: "10",
+};
+const badAddress = errorDoc("Invalid address (code 102)");
+const badAddressOrConfirmations = errorDoc("Invalid address (code 102) or confirmations out of range");
+
+const addressOf = (ctx: RouteContext): string => parseAddressText(ctx.params["address"], ctx.backend.config.chainIdByte);
+
+export const addressRoutes: RouteDef[] = [
+  // `details/:address` is registered before `:address/:confirmations`, which would capture it.
+  {
+    method: "get",
+    path: "/addresses/balance/details/:address",
+    operationId: "balanceDetails",
+    tag: "balances",
+    summary: "Balance details: regular, generating, available, effective, leasing",
+    params: { address: addressParam },
+    responses: {
+      200: {
+        description: "Balance breakdown in base units",
+        schema: ref("BalanceDetails"),
+        example: { address: EXAMPLE_ADDRESS, regular: 500000000000, generating: 400000000000, available: 400000000000, effective: 400000000000, leasing: 100000000000 },
+      },
+      400: badAddress,
+    },
+    handler: (ctx) => {
+      const address = addressOf(ctx);
+      const b = ctx.backend.balances(address);
+      const generating = ctx.backend.generatingBalance(address);
+      return json({ address, regular: b.regular, generating, available: b.available, effective: b.effective, leasing: b.leaseOut });
+    },
+  },
+  {
+    method: "get",
+    path: "/addresses/balance/:address",
+    operationId: "balance",
+    tag: "balances",
+    summary: "Regular balance of an address",
+    params: { address: addressParam },
+    responses: {
+      200: { description: "Balance in base units", schema: ref("Balance"), example: { address: EXAMPLE_ADDRESS, confirmations: 0, balance: 500000000000 } },
+      400: badAddress,
+    },
+    handler: (ctx) => {
+      const address = addressOf(ctx);
+      return json({ address, confirmations: 0, balance: ctx.backend.balances(address).regular });
+    },
+  },
+  {
+    method: "get",
+    path: "/addresses/balance/:address/:confirmations",
+    operationId: "balanceConfirmed",
+    tag: "balances",
+    summary: "Minimum regular balance over the last n blocks",
+    params: { address: addressParam, confirmations: confirmationsParam },
+    responses: {
+      200: { description: "Balance in base units", schema: ref("Balance"), example: { address: EXAMPLE_ADDRESS, confirmations: 10, balance: 500000000000 } },
+      400: badAddressOrConfirmations,
+    },
+    handler: (ctx) => {
+      const address = addressOf(ctx);
+      const confirmations = parseConfirmations(ctx.params["confirmations"]!);
+      return json({ address, confirmations, balance: ctx.backend.minRegularBalance(address, confirmations) });
+    },
+  },
+  {
+    method: "get",
+    path: "/addresses/effectiveBalance/:address",
+    operationId: "effectiveBalance",
+    tag: "balances",
+    summary: "Effective balance (available plus leased in)",
+    params: { address: addressParam },
+    responses: {
+      200: { description: "Balance in base units", schema: ref("Balance"), example: { address: EXAMPLE_ADDRESS, confirmations: 0, balance: 400000000000 } },
+      400: badAddress,
+    },
+    handler: (ctx) => {
+      const address = addressOf(ctx);
+      return json({ address, confirmations: 0, balance: ctx.backend.balances(address).effective });
+    },
+  },
+  {
+    method: "get",
+    path: "/addresses/effectiveBalance/:address/:confirmations",
+    operationId: "effectiveBalanceConfirmed",
+    tag: "balances",
+    summary: "Minimum effective balance over the last n blocks",
+    params: { address: addressParam, confirmations: confirmationsParam },
+    responses: {
+      200: { description: "Balance in base units", schema: ref("Balance"), example: { address: EXAMPLE_ADDRESS, confirmations: 10, balance: 400000000000 } },
+      400: badAddressOrConfirmations,
+    },
+    handler: (ctx) => {
+      const address = addressOf(ctx);
+      const confirmations = parseConfirmations(ctx.params["confirmations"]!);
+      return json({ address, confirmations, balance: ctx.backend.minEffectiveBalance(address, confirmations) });
+    },
+  },
+  {
+    method: "get",
+    path: "/consensus/generatingbalance/:address",
+    operationId: "generatingBalance",
+    tag: "consensus",
+    summary: "Generating balance: minimum effective balance over the generating window",
+    params: { address: addressParam },
+    responses: {
+      200: { description: "Balance in base units", schema: ref("AddressAmount"), example: { address: EXAMPLE_ADDRESS, balance: 400000000000 } },
+      400: badAddress,
+    },
+    handler: (ctx) => {
+      const address = addressOf(ctx);
+      return json({ address, balance: ctx.backend.generatingBalance(address) });
+    },
+  },
+  {
+    method: "get",
+    path: "/consensus/basetarget",
+    operationId: "baseTarget",
+    tag: "consensus",
+    summary: "Base target of the last block",
+    responses: { 200: { description: "Base target", schema: ref("BaseTarget"), example: { baseTarget: 153722867 } } },
+    handler: (ctx) => json({ baseTarget: ctx.backend.baseTarget() }),
+  },
+];

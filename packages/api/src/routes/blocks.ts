@@ -1,0 +1,127 @@
+/** Blocks in LTO-style JSON (LTO extras). */
+import { AnchordError, ErrorCode, blockToJson } from "@anchord/protocol";
+import type { ApiBackend } from "../backend.js";
+import { HttpError, LtoCode } from "../http.js";
+import { MAX_BLOCK_SEQUENCE, parseHeight, parseId } from "../params.js";
+import { errorDoc, json, type ParamDoc, type RouteDef } from "../route.js";
+import { ref } from "../schemas.js";
+
+const EXAMPLE_BLOCK = {
+  version: 1,
+  timestamp: 1700000060000,
+  reference: "HRxK91mqhqTFp4wmekQa7GPg3kwCj6ue4sAaGBcdKF54",
+  "nxt-consensus": { "base-target": 153722867, "generation-signature": "11111111111111111111111111111111" },
+  generator: "3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW",
+  generatorPublicKey: "3ct1eeZg1ryzz24VHk4CigJxW6Adxh7Syfm459CmGNv2",
+  signature: "5rfKnWNHC61KS4nHDphCiuktSSGYpqHnebhho3XUqPvKxwKaje12oUibrcGZ3G3453V2kWwao8PUbt6cMuJbEokH",
+  id: "5NFTy2K1FTxxYr1Nkofn22kx1JJj7qajqU7WPUVXyNph",
+  transactionCount: 2,
+  transactions: [
+    {
+      type: 15, version: 3, id: "FV2GXF59R1BTP9kkkPvm11VfEUqGVL5wRFtkHQBphjJQ", sender: "3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW", senderKeyType: "ed25519",
+      senderPublicKey: "3ct1eeZg1ryzz24VHk4CigJxW6Adxh7Syfm459CmGNv2", fee: 35000000, timestamp: 1700000000000,
+      anchors: ["42TEXg1vFAbcJ65y7qdYG9iCPvYfy3NDdVLd75akX2P5"],
+      proofs: ["2jCg6DW2EG8WMt5e547QSH13Lvp5YE4JcEXTpthVZLRzV2Nuv2c9dJweytH3S4ChNX68PWAambE75Y2c9LaawAgN"],
+    },
+    {
+      type: 8, version: 3, id: "Ha699hy293FAtbQNq3SckrjGZnShgaHuCWjmYosXZp9M", sender: "3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW", senderKeyType: "ed25519",
+      senderPublicKey: "3ct1eeZg1ryzz24VHk4CigJxW6Adxh7Syfm459CmGNv2", fee: 100000000, timestamp: 1700000000000,
+      recipient: "3MyuPwbiobZFnZzrtyY8pkaHoQHYmyQxxY1", amount: 100000000000,
+      proofs: ["GnsmtmZySSmcrqgztfzujRQazvggXN3cwu7uBnwGQYfCUq6ZpeQLgm1Rxsch5a9fCEvrgW2BP1HJ6L7zgPnTJ4J"],
+    },
+  ],
+  height: 2,
+  fee: 135000000,
+  blocksize: 541,
+};
+
+const blockNotFound = (what: string): HttpError => new HttpError(404, LtoCode.BLOCK_NOT_EXISTS, `block ${what} does not exist`);
+
+async function blockJsonAt(backend: ApiBackend, height: number): Promise<Record<string, unknown>> {
+  const block = await backend.block(height);
+  if (block === undefined) throw blockNotFound(`at height ${height}`);
+  return blockToJson(block, height);
+}
+
+const heightParam = (description: string): ParamDoc => ({ description, schema: { type: "integer", minimum: 1 }, example: "1" });
+
+export const blockRoutes: RouteDef[] = [
+  {
+    method: "get",
+    path: "/blocks/height",
+    operationId: "blockHeight",
+    tag: "blocks",
+    summary: "Height of the chain",
+    responses: { 200: { description: "Current height", schema: ref("Height"), example: { height: 2 } } },
+    handler: ({ backend }) => json({ height: backend.height() }),
+  },
+  {
+    method: "get",
+    path: "/blocks/last",
+    operationId: "lastBlock",
+    tag: "blocks",
+    summary: "The last block",
+    responses: { 200: { description: "Block with its transactions", schema: ref("Block"), example: EXAMPLE_BLOCK } },
+    handler: async ({ backend }) => json(await blockJsonAt(backend, backend.height())),
+  },
+  {
+    method: "get",
+    path: "/blocks/at/:height",
+    operationId: "blockAt",
+    tag: "blocks",
+    summary: "The block at a height (genesis is 1)",
+    params: { height: heightParam("Block height") },
+    responses: {
+      200: { description: "Block with its transactions", schema: ref("Block"), example: EXAMPLE_BLOCK },
+      400: errorDoc("Not a positive integer"),
+      404: errorDoc("No block at this height (code 301)"),
+    },
+    handler: async ({ backend, params }) => json(await blockJsonAt(backend, parseHeight(params["height"]!))),
+  },
+  {
+    method: "get",
+    path: "/blocks/seq/:from/:to",
+    operationId: "blockSequence",
+    tag: "blocks",
+    summary: `Blocks from one height to another, inclusive (at most ${MAX_BLOCK_SEQUENCE})`,
+    description: "Heights above the chain's height are left out.",
+    params: { from: heightParam("First height"), to: heightParam("Last height") },
+    responses: {
+      200: { description: "Blocks in height order", schema: ref("Blocks"), example: [EXAMPLE_BLOCK] },
+      400: errorDoc(`Not positive integers, from > to, or more than ${MAX_BLOCK_SEQUENCE} blocks`),
+    },
+    handler: async ({ backend, params }) => {
+      const from = parseHeight(params["from"]!, "from");
+      const to = parseHeight(params["to"]!, "to");
+      if (from > to) throw new AnchordError(ErrorCode.INVALID_FIELD, "from must not be above to");
+      if (to - from + 1 > MAX_BLOCK_SEQUENCE) throw new AnchordError(ErrorCode.INVALID_FIELD, `at most ${MAX_BLOCK_SEQUENCE} blocks per request`);
+      const last = Math.min(to, backend.height());
+      const out: Record<string, unknown>[] = [];
+      for (let h = from; h <= last; h++) {
+        const block = await backend.block(h);
+        if (block === undefined) break;
+        out.push(blockToJson(block, h));
+      }
+      return json(out);
+    },
+  },
+  {
+    method: "get",
+    path: "/blocks/signature/:id",
+    operationId: "blockById",
+    tag: "blocks",
+    summary: "A block by its id",
+    params: { id: { description: "Block id, base58", schema: { type: "string" }, example: EXAMPLE_BLOCK.id } },
+    responses: {
+      200: { description: "Block with its transactions", schema: ref("Block"), example: EXAMPLE_BLOCK },
+      400: errorDoc("Not a base58 id of 32 bytes"),
+      404: errorDoc("No block with this id (code 301)"),
+    },
+    handler: async ({ backend, params }) => {
+      const id = parseId(params["id"], "block id");
+      const height = backend.blockHeightById(id);
+      if (height === undefined) throw blockNotFound(id);
+      return json(await blockJsonAt(backend, height));
+    },
+  },
+];

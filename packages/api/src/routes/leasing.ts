@@ -1,0 +1,108 @@
+/** Leases signed by the node's wallet (interface §4.7–4.8) and the active-lease listing. */
+import { base58Encode } from "@anchord/crypto";
+import { AnchordError, ErrorCode, txToJson, type SignedTx } from "@anchord/protocol";
+import { optionalFee, optionalString, parseAddressText, parseId, requireObject, requirePositiveAmount, requireString } from "../params.js";
+import { errorDoc, json, type RouteDef } from "../route.js";
+import { ref } from "../schemas.js";
+
+const SENDER = "3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW";
+const RECIPIENT = "3MyuPwbiobZFnZzrtyY8pkaHoQHYmyQxxY1";
+const PUBLIC_KEY = "3ct1eeZg1ryzz24VHk4CigJxW6Adxh7Syfm459CmGNv2";
+const LEASE_ID = "JstZWGnpXsXsqCLvHvpvFuqmU6XL4sYeKuamMzWM22Y";
+const LEASE_SIG = "gBvw9YqSdnX4BLfx2nTHjrVCyF4GHLAopLnCsRFxXXspG4kAfCtoeRGTTxFqN3TchmNKJcnEKqTfxyKqjY7uQVD";
+const CANCEL_SIG = "S39FBbKbwmZakZ2PpzouxV8nAz9B1zjvLKWV7mFSDZa1ynRxrq7mQQqkHKhLkRu2S8A6rXSTAm9aDufjKAa97Wv";
+
+export const EXAMPLE_LEASE_JSON = {
+  type: 8, version: 3, id: LEASE_ID, sender: SENDER, senderKeyType: "ed25519", senderPublicKey: PUBLIC_KEY,
+  fee: 100000000, timestamp: 1700000000000, recipient: RECIPIENT, amount: 100000000, proofs: [LEASE_SIG],
+};
+const EXAMPLE_CANCEL_JSON = {
+  type: 9, version: 3, id: "8FkJMCv9LbSLH9yjEDyAHeMasaD2KTS5XrdraFtQhTHy", sender: SENDER, senderKeyType: "ed25519", senderPublicKey: PUBLIC_KEY,
+  fee: 100000000, timestamp: 1700000060000, proofs: [CANCEL_SIG], leaseId: LEASE_ID,
+};
+
+/** Transaction JSON plus `signature`: the sender's signature (proofs[0]) in base58. */
+export function signedTxJson(tx: SignedTx): Record<string, unknown> {
+  const out: Record<string, unknown> = txToJson(tx);
+  const proof = tx.proofs[0];
+  if (proof !== undefined) out["signature"] = base58Encode(proof);
+  return out;
+}
+
+const walletErrors = errorDoc(
+  "Invalid field, invalid address (102), amount not positive (111), insufficient fee or funds, lease not active or not the sender's (112), lease to yourself (114), sender not in the node's wallet (115)",
+);
+
+export const leasingRoutes: RouteDef[] = [
+  {
+    method: "post",
+    path: "/leasing/lease",
+    operationId: "createLease",
+    tag: "leasing",
+    summary: "Create a lease signed by the node's wallet",
+    description: "Signs a lease with the wallet key of `sender`, admits it to the pool, gossips it, and answers with the transaction. The fee defaults to the network minimum.",
+    auth: true,
+    body: { schema: ref("LeaseRequest"), example: { sender: SENDER, recipient: `address:${RECIPIENT}`, amount: 100000000, fee: 100000000 } },
+    responses: {
+      200: { description: "The signed lease transaction", schema: ref("SignedTransaction"), example: { ...EXAMPLE_LEASE_JSON, signature: LEASE_SIG } },
+      400: walletErrors,
+      503: errorDoc("The transaction pool is full"),
+    },
+    handler: async ({ backend, body }) => {
+      const o = requireObject(body);
+      const chainId = backend.config.chainIdByte;
+      const sender = parseAddressText(requireString(o, "sender"), chainId, "sender");
+      const recipient = parseAddressText(requireString(o, "recipient"), chainId, "recipient");
+      const amount = requirePositiveAmount(o, "amount");
+      const fee = optionalFee(o);
+      const tx = await backend.signLease(fee === undefined ? { sender, recipient, amount } : { sender, recipient, amount, fee });
+      return json(signedTxJson(tx));
+    },
+  },
+  {
+    method: "post",
+    path: "/leasing/cancel",
+    operationId: "cancelLease",
+    tag: "leasing",
+    summary: "Cancel a lease, signed by the node's wallet",
+    description: "Signs a lease cancel with the wallet key of `sender` (the lease's sender), admits it and gossips it. `txId` is accepted as an alias of `leaseId`.",
+    auth: true,
+    body: { schema: ref("CancelLeaseRequest"), example: { sender: SENDER, leaseId: LEASE_ID, fee: 100000000 } },
+    responses: {
+      200: { description: "The signed lease cancel transaction", schema: ref("SignedTransaction"), example: { ...EXAMPLE_CANCEL_JSON, signature: CANCEL_SIG } },
+      400: walletErrors,
+      503: errorDoc("The transaction pool is full"),
+    },
+    handler: async ({ backend, body }) => {
+      const o = requireObject(body);
+      const sender = parseAddressText(requireString(o, "sender"), backend.config.chainIdByte, "sender");
+      const leaseIdField = optionalString(o, "leaseId");
+      const txIdField = optionalString(o, "txId");
+      if (leaseIdField !== undefined && txIdField !== undefined && leaseIdField !== txIdField) {
+        throw new AnchordError(ErrorCode.INVALID_FIELD, "txId differs from leaseId");
+      }
+      const leaseIdText = leaseIdField ?? txIdField;
+      if (leaseIdText === undefined) throw new AnchordError(ErrorCode.INVALID_FIELD, "leaseId is required");
+      const leaseId = parseId(leaseIdText, "leaseId");
+      const fee = optionalFee(o);
+      const tx = await backend.signCancel(fee === undefined ? { sender, leaseId } : { sender, leaseId, fee });
+      return json(signedTxJson(tx));
+    },
+  },
+  {
+    method: "get",
+    path: "/leasing/active/:address",
+    operationId: "activeLeases",
+    tag: "leasing",
+    summary: "Active leases given or received by an address",
+    params: { address: { description: "Account address, base58", schema: { type: "string" }, example: SENDER } },
+    responses: {
+      200: { description: "Lease transactions, each with its height", schema: ref("ConfirmedTransactions"), example: [{ ...EXAMPLE_LEASE_JSON, height: 12 }] },
+      400: errorDoc("Invalid address (code 102)"),
+    },
+    handler: ({ backend, params }) => {
+      const address = parseAddressText(params["address"], backend.config.chainIdByte);
+      return json(backend.activeLeases(address).map(({ tx, height }) => ({ ...txToJson(tx), height })));
+    },
+  },
+];

@@ -1,0 +1,219 @@
+/** JSON Schemas (OpenAPI 3.1 / JSON Schema 2020-12) of the API's bodies, shared by the route table. */
+
+export type JsonSchema = { readonly [k: string]: unknown };
+
+export const ref = (name: keyof typeof SCHEMAS): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+const int64 = (description: string): JsonSchema => ({ type: "integer", format: "int64", description });
+const base58 = (description: string): JsonSchema => ({ type: "string", description, pattern: "^[1-9A-HJ-NP-Za-km-z]+$" });
+const address: JsonSchema = base58("Account address, base58 (26 bytes)");
+
+const transactionProperties = {
+  type: { type: "integer", enum: [1, 4, 8, 9, 15], description: "1 genesis, 4 transfer, 8 lease, 9 cancel lease, 15 anchor" },
+  version: { type: "integer" },
+  id: base58("Transaction id: base58(blake2b256(body))"),
+  sender: address,
+  senderKeyType: { type: "string", enum: ["ed25519", "secp256k1", "secp256r1"] },
+  senderPublicKey: base58("Public key of the sender"),
+  fee: int64("Fee in base units (10^-8 token)"),
+  timestamp: { type: "integer", format: "int64", description: "ms since the Unix epoch" },
+  proofs: { type: "array", items: base58("Signature"), description: "proofs[0] is the sender's signature" },
+  recipient: address,
+  amount: int64("Amount in base units"),
+  leaseId: base58("Id of the lease transaction"),
+  anchors: { type: "array", items: base58("Anchored bytes") },
+  attachment: base58("Attachment bytes"),
+} as const;
+
+export const SCHEMAS = {
+  Error: {
+    type: "object",
+    required: ["error", "message"],
+    properties: {
+      error: { type: "integer", description: "LTO error code (0 when LTO has none): 1 bad JSON, 2 bad API token, 101 invalid signature, 102 invalid address, 108 invalid public key, 111 non-positive amount, 112 state check failed / insufficient fee, 114 transaction to yourself, 115 sender not in wallet, 301 block not found, 303 timestamp out of range, 311 transaction not found" },
+      message: { type: "string" },
+    },
+    example: { error: 102, message: "invalid address (checksum)" },
+  },
+  ChainpointRecord: {
+    type: "object",
+    required: ["@context", "type", "targetHash", "anchors"],
+    properties: {
+      "@context": { type: "string", const: "https://w3id.org/chainpoint/v2" },
+      type: { type: "string", const: "ChainpointSHA256v2" },
+      targetHash: { type: "string", pattern: "^[0-9a-f]{64}$", description: "SHA-256 digest, lower-case hex" },
+      anchors: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["type", "sourceId"],
+          properties: {
+            type: { type: "string", description: "<network name>DataTransaction" },
+            sourceId: base58("Id of the anchoring transaction"),
+          },
+        },
+      },
+      block: { type: "object", properties: { height: { type: "string", pattern: "^[0-9]+$" } }, description: "Present once the transaction is in a block" },
+      transaction: { type: "object", properties: { position: { type: "string", pattern: "^[0-9]+$" } }, description: "0-based position in the block; present once in a block" },
+    },
+  },
+  Chainpoint: {
+    type: "object",
+    required: ["chainpoint"],
+    properties: { chainpoint: { $ref: "#/components/schemas/ChainpointRecord" } },
+  },
+  ChainpointNotFound: {
+    type: "object",
+    required: ["chainpoint"],
+    properties: { chainpoint: { type: "null" } },
+  },
+  AnchorRequest: {
+    oneOf: [
+      {
+        type: "object",
+        required: ["chainpoint"],
+        properties: {
+          chainpoint: {
+            type: "object",
+            required: ["targetHash"],
+            properties: { targetHash: { type: "string", pattern: "^[0-9a-fA-F]{64}$" } },
+            additionalProperties: true,
+          },
+        },
+      },
+      {
+        type: "object",
+        required: ["hash"],
+        properties: {
+          hash: { type: "string", description: "SHA-256 digest (32 bytes) in `encoding`" },
+          encoding: { type: "string", enum: ["hex", "base58", "base64"], default: "hex" },
+        },
+      },
+    ],
+  },
+  Balance: {
+    type: "object",
+    required: ["address", "confirmations", "balance"],
+    properties: { address, confirmations: { type: "integer" }, balance: int64("Balance in base units") },
+  },
+  BalanceDetails: {
+    type: "object",
+    required: ["address", "regular", "generating", "available", "effective", "leasing"],
+    properties: {
+      address,
+      regular: int64("Owned, including amounts leased out"),
+      generating: int64("Minimum effective balance over the last 1000 blocks"),
+      available: int64("regular minus amounts leased out"),
+      effective: int64("available plus amounts leased to the account"),
+      leasing: int64("Amount leased out"),
+    },
+  },
+  AddressAmount: {
+    type: "object",
+    required: ["address", "balance"],
+    properties: { address, balance: int64("Generating balance in base units") },
+  },
+  BaseTarget: { type: "object", required: ["baseTarget"], properties: { baseTarget: int64("Base target of the last block") } },
+  Transaction: {
+    type: "object",
+    required: ["type", "id", "timestamp"],
+    properties: transactionProperties,
+    additionalProperties: true,
+  },
+  ConfirmedTransaction: {
+    allOf: [
+      { $ref: "#/components/schemas/Transaction" },
+      {
+        type: "object",
+        required: ["height"],
+        properties: {
+          height: { type: "integer" },
+          status: { type: "string", enum: ["active", "canceled"], description: "Leases only" },
+        },
+      },
+    ],
+  },
+  SignedTransaction: {
+    allOf: [
+      { $ref: "#/components/schemas/Transaction" },
+      { type: "object", required: ["signature"], properties: { signature: base58("The sender's signature (proofs[0])") } },
+    ],
+  },
+  BroadcastTransaction: {
+    type: "object",
+    required: ["type", "senderPublicKey", "fee", "timestamp", "proofs"],
+    properties: transactionProperties,
+    additionalProperties: true,
+    description: "A signed transaction as the LTO client library sends it; `signature` accepted for v1, `txId` as an alias of `leaseId`",
+  },
+  LeaseRequest: {
+    type: "object",
+    required: ["sender", "recipient", "amount"],
+    properties: {
+      sender: { ...address, description: "Wallet address that signs the lease" },
+      recipient: { type: "string", description: "Recipient address, base58, optionally prefixed `address:`" },
+      amount: int64("Amount leased, base units (> 0)"),
+      fee: int64("Fee in base units; the network minimum when omitted"),
+    },
+  },
+  CancelLeaseRequest: {
+    type: "object",
+    required: ["sender"],
+    properties: {
+      sender: { ...address, description: "Wallet address that signed the lease" },
+      leaseId: base58("Id of the lease to cancel"),
+      txId: base58("Alias of leaseId"),
+      fee: int64("Fee in base units; the network minimum when omitted"),
+    },
+  },
+  Block: {
+    type: "object",
+    required: ["id", "height", "timestamp", "reference", "signature", "transactionCount"],
+    properties: {
+      version: { type: "integer" },
+      timestamp: { type: "integer", format: "int64" },
+      reference: base58("Id of the parent block"),
+      "nxt-consensus": {
+        type: "object",
+        properties: { "base-target": int64("Base target"), "generation-signature": base58("Generation signature") },
+      },
+      generator: address,
+      generatorPublicKey: base58("Generator's public key"),
+      signature: base58("Generator's signature"),
+      id: base58("Block id"),
+      transactionCount: { type: "integer" },
+      transactions: { type: "array", items: { $ref: "#/components/schemas/Transaction" } },
+      height: { type: "integer" },
+      fee: int64("Sum of the transaction fees"),
+      blocksize: { type: "integer", description: "Encoded size in bytes" },
+    },
+    additionalProperties: true,
+  },
+  Blocks: { type: "array", items: { $ref: "#/components/schemas/Block" } },
+  Transactions: { type: "array", items: { $ref: "#/components/schemas/Transaction" } },
+  ConfirmedTransactions: { type: "array", items: { $ref: "#/components/schemas/ConfirmedTransaction" } },
+  Height: { type: "object", required: ["height"], properties: { height: { type: "integer" } } },
+  NodeStatus: {
+    type: "object",
+    required: ["blockchainHeight", "stateHeight", "updatedTimestamp", "updatedDate"],
+    properties: {
+      blockchainHeight: { type: "integer" },
+      stateHeight: { type: "integer" },
+      updatedTimestamp: { type: "integer", format: "int64" },
+      updatedDate: { type: "string", format: "date-time" },
+    },
+    additionalProperties: true,
+  },
+  Version: { type: "object", required: ["version"], properties: { version: { type: "string" } } },
+  Peers: {
+    type: "object",
+    required: ["peers"],
+    properties: {
+      peers: {
+        type: "array",
+        items: { type: "object", required: ["address", "peerId"], properties: { address: { type: "string" }, peerId: { type: "string" } }, additionalProperties: true },
+      },
+    },
+  },
+  Addresses: { type: "array", items: address },
+} as const satisfies Record<string, JsonSchema>;

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addressFromPublicKey, keyPairFromSeed } from "@anchord/crypto";
+import { createTx, signTx } from "@anchord/protocol";
+import { ADDRESS_1, ADDRESS_2, BALANCE_1, BIG_BALANCE, SEED_2 } from "./memoryBackend.js";
+import { expectErrorBody, norm, serve, type TestApi } from "./helpers.js";
+
+const T = "T".charCodeAt(0);
+const EMPTY = addressFromPublicKey(keyPairFromSeed("nobody").publicKey, T);
+const RECEIVER = addressFromPublicKey(keyPairFromSeed("receiver").publicKey, T);
+const OTHER_CHAIN = "3JtiLvHGDaFbE6MGzQMCcNtXqpyDgDEopMq"; // account 1 on chain L
+const LEASED = 1_000n * 100_000_000n;
+const SENT = 7n * 100_000_000n;
+const FEE = 100_000_000n;
+
+describe("balances and consensus reads", () => {
+  let t: TestApi;
+  beforeAll(async () => {
+    t = await serve();
+    // block 2: account 1 leases to account 2 (its fee returns to account 1, the generator)
+    await t.backend.signLease({ sender: ADDRESS_1, recipient: ADDRESS_2, amount: LEASED });
+    t.backend.mine();
+    // block 3: account 2 transfers to RECEIVER
+    const kp2 = keyPairFromSeed(SEED_2);
+    const transfer = signTx(createTx({ type: 4, timestamp: t.backend.now, fee: FEE, senderPublicKey: kp2.publicKey, recipient: RECEIVER, amount: SENT }, T), kp2);
+    await t.backend.broadcast(transfer);
+    t.backend.mine();
+  });
+  afterAll(() => t.close());
+
+  it("GET /addresses/balance/:address answers {address, confirmations: 0, balance}, exact above 2^53", async () => {
+    const big = await t.get(`/addresses/balance/${ADDRESS_2}`);
+    expect(big.status).toBe(200);
+    const expected = BIG_BALANCE - SENT - FEE; // above 2^53
+    expect(big.text).toBe(`{"address":"${ADDRESS_2}","confirmations":0,"balance":${expected}}`);
+    expect(big.json).toEqual({ address: ADDRESS_2, confirmations: 0, balance: norm(expected) });
+    expect((await t.get(`/addresses/balance/${ADDRESS_1}`)).json).toEqual(norm({ address: ADDRESS_1, confirmations: 0, balance: BALANCE_1 + FEE }));
+  });
+
+  it("a well-formed address with no history has zero balances", async () => {
+    expect((await t.get(`/addresses/balance/${EMPTY}`)).json).toEqual({ address: EMPTY, confirmations: 0, balance: 0 });
+    expect((await t.get(`/addresses/balance/${EMPTY}/10`)).json).toEqual({ address: EMPTY, confirmations: 10, balance: 0 });
+    expect((await t.get(`/addresses/balance/details/${EMPTY}`)).json).toEqual({
+      address: EMPTY, regular: 0, generating: 0, available: 0, effective: 0, leasing: 0,
+    });
+  });
+
+  it("accepts an address: prefix and answers the bare address", async () => {
+    const r = await t.get(`/addresses/balance/address:${ADDRESS_2}`);
+    expect(r.status).toBe(200);
+    expect((r.json as { address: string }).address).toBe(ADDRESS_2);
+  });
+
+  it("GET /addresses/balance/details/:address is not captured by /:address/:confirmations", async () => {
+    const r = await t.get(`/addresses/balance/details/${ADDRESS_1}`);
+    expect(r.status).toBe(200);
+    const regular = BALANCE_1 + FEE;
+    expect(r.json).toEqual(
+      norm({ address: ADDRESS_1, regular, generating: BALANCE_1 - LEASED, available: regular - LEASED, effective: regular - LEASED, leasing: LEASED }),
+    );
+    expect(Object.keys(r.json as object)).toEqual(["address", "regular", "generating", "available", "effective", "leasing"]);
+    const r2 = await t.get(`/addresses/balance/details/${ADDRESS_2}`);
+    const regular2 = BIG_BALANCE - SENT - FEE;
+    expect(r2.json).toEqual(
+      norm({ address: ADDRESS_2, regular: regular2, generating: BIG_BALANCE, available: regular2, effective: regular2 + LEASED, leasing: 0n }),
+    );
+  });
+
+  it("GET /addresses/balance/:address/:confirmations is the minimum regular balance over the last n blocks", async () => {
+    // RECEIVER got SENT at height 3 and had nothing at heights 1 and 2
+    const cases: [number, bigint][] = [[0, SENT], [1, SENT], [2, 0n], [3, 0n], [100000, 0n]];
+    for (const [n, balance] of cases) {
+      const r = await t.get(`/addresses/balance/${RECEIVER}/${n}`);
+      expect(r.status).toBe(200);
+      expect(r.json).toEqual(norm({ address: RECEIVER, confirmations: n, balance }));
+    }
+  });
+
+  it("effective balance with and without confirmations", async () => {
+    const now = BIG_BALANCE - SENT - FEE + LEASED;
+    expect((await t.get(`/addresses/effectiveBalance/${ADDRESS_2}`)).json).toEqual(norm({ address: ADDRESS_2, confirmations: 0, balance: now }));
+    expect((await t.get(`/addresses/effectiveBalance/${ADDRESS_2}/1`)).json).toEqual(norm({ address: ADDRESS_2, confirmations: 1, balance: now }));
+    // height 1 is in the window of 3 blocks: before the lease was received
+    expect((await t.get(`/addresses/effectiveBalance/${ADDRESS_2}/3`)).json).toEqual(norm({ address: ADDRESS_2, confirmations: 3, balance: BIG_BALANCE }));
+  });
+
+  it("GET /consensus/generatingbalance/:address and /consensus/basetarget", async () => {
+    expect((await t.get(`/consensus/generatingbalance/${ADDRESS_2}`)).json).toEqual(norm({ address: ADDRESS_2, balance: BIG_BALANCE }));
+    expect((await t.get("/consensus/basetarget")).json).toEqual({ baseTarget: 153722867 });
+  });
+
+  it("invalid addresses answer 400 code 102 on every address route", async () => {
+    const bad = [
+      "notbase58!",
+      "0OIl",
+      OTHER_CHAIN,
+      ADDRESS_1.slice(0, -1) + (ADDRESS_1.endsWith("W") ? "X" : "W"), // checksum
+      "o48ZSBSHRqD61TMmevQmRtVQsLh14UK1VYW9r", // valid address + 2 junk bytes
+      "address:",
+    ];
+    const routes = [
+      (a: string) => `/addresses/balance/${a}`,
+      (a: string) => `/addresses/balance/${a}/5`,
+      (a: string) => `/addresses/balance/details/${a}`,
+      (a: string) => `/addresses/effectiveBalance/${a}`,
+      (a: string) => `/addresses/effectiveBalance/${a}/5`,
+      (a: string) => `/consensus/generatingbalance/${a}`,
+      (a: string) => `/leasing/active/${a}`,
+    ];
+    for (const route of routes) for (const a of bad) expectErrorBody(await t.get(route(encodeURIComponent(a))), 400, 102);
+  });
+
+  it("confirmations must be a non-negative integer up to 100000", async () => {
+    for (const c of ["-1", "1.5", "abc", "100001", "1e3", "99999999999999999999", " 1", "01x"]) {
+      expectErrorBody(await t.get(`/addresses/balance/${ADDRESS_1}/${encodeURIComponent(c)}`), 400);
+      expectErrorBody(await t.get(`/addresses/effectiveBalance/${ADDRESS_1}/${encodeURIComponent(c)}`), 400);
+    }
+  });
+});
