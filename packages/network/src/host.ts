@@ -1,0 +1,134 @@
+/**
+ * Builds the libp2p host: tcp + noise; yamux then mplex (bounded); identify; ping; bootstrap
+ * discovery; a connection gater enforcing bans; gossipsub configured for already-signed payloads
+ * (StrictNoSign, content-hash ids, async validation, peer scoring, size caps, our topics only).
+ */
+import { createLibp2p, type Libp2p, type Libp2pOptions } from "libp2p";
+import { tcp } from "@libp2p/tcp";
+import { noise } from "@chainsafe/libp2p-noise";
+import { yamux } from "@chainsafe/libp2p-yamux";
+import { mplex } from "@libp2p/mplex";
+import { identify, type Identify } from "@libp2p/identify";
+import { ping, type Ping } from "@libp2p/ping";
+import { bootstrap } from "@libp2p/bootstrap";
+import { gossipsub, StrictNoSign, type GossipSub, type TopicValidatorResult } from "@libp2p/gossipsub";
+import { multiaddr, type Multiaddr } from "@multiformats/multiaddr";
+import type { PeerId, PrivateKey } from "@libp2p/interface";
+import type { ResolvedNetworkOptions } from "./options.js";
+import { gossipMessageId, type ProtocolNames } from "./topics.js";
+import { peerScoreParams, scoreThresholds } from "./scoring.js";
+import type { NetworkLogger } from "./logger.js";
+
+export type Services = { identify: Identify; ping: Ping; pubsub: GossipSub };
+export type Host = Libp2p<Services>;
+
+/** The gossipsub methods used beyond its published interface (all exist on the instance). */
+export interface GossipSubRouter extends GossipSub {
+  getMeshPeers(topic: string): string[];
+  getScore(peerId: string): number;
+  reportMessageValidationResult(msgId: string, propagationSource: string, acceptance: TopicValidatorResult): void;
+}
+
+export const DIAL_TIMEOUT_MS = 5_000;
+/** Room for the gossipsub RPC envelope around one maximal message. */
+const RPC_ENVELOPE_BYTES = 64 * 1024;
+/** Yamux streams per connection, each direction. */
+const YAMUX_MAX_STREAMS = 256;
+
+export interface HostInit {
+  opts: ResolvedNetworkOptions;
+  names: ProtocolNames;
+  privateKey: PrivateKey;
+  selfPeerId: string;
+  isBanned(peerId: string): boolean;
+  /** Gossipsub application-specific score (P5) of a peer. */
+  appScore(peerId: string): number;
+  logger: NetworkLogger;
+}
+
+export function hostProtocol(host: string): "ip4" | "ip6" | "dns" {
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(host)) return "ip4";
+  if (host.includes(":")) return "ip6";
+  return "dns";
+}
+
+/** The peer id at the end of a `/p2p/<id>` multiaddr, if any. */
+export function peerIdOfAddr(addr: string): string | undefined {
+  try {
+    return multiaddr(addr).getComponents().findLast((c) => c.name === "p2p")?.value;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Rewrites announced addresses to `announceHost`, keeping the bound TCP port (port 0 resolves at listen). */
+function announceFilter(announceHost: string): (addrs: Multiaddr[]) => Multiaddr[] {
+  return (addrs) => {
+    const out = new Map<string, Multiaddr>();
+    for (const a of addrs) {
+      const port = a.getComponents().find((c) => c.name === "tcp")?.value;
+      if (port === undefined) continue;
+      const m = multiaddr(`/${hostProtocol(announceHost)}/${announceHost}/tcp/${port}`);
+      out.set(m.toString(), m);
+    }
+    return [...out.values()];
+  };
+}
+
+export async function createHost(init: HostInit): Promise<Host> {
+  const { opts, names, logger } = init;
+  const bootstrapList = opts.bootstrap.filter((a) => {
+    const id = peerIdOfAddr(a);
+    if (id === undefined) logger.warn({ addr: a }, "Bootstrap address without /p2p/<peerId> skipped");
+    return id !== undefined && id !== init.selfPeerId;
+  });
+  const muxers: NonNullable<Libp2pOptions<Services>["streamMuxers"]> = opts.muxers.map((m) =>
+    m === "yamux"
+      ? yamux({ maxInboundStreams: YAMUX_MAX_STREAMS, maxOutboundStreams: YAMUX_MAX_STREAMS })
+      : // mplex has no flow control and (in v12) no stream-count option: bound its frame and queue
+        // sizes and the rate of new streams (above 50/s the connection is closed); per-protocol
+        // stream limits of the registrar apply to both muxers
+        mplex({ maxMessageSize: 1024 * 1024, maxUnprocessedMessageQueueSize: 4 * 1024 * 1024, disconnectThreshold: 50 }),
+  );
+  const banned = (peerId: PeerId): boolean => init.isBanned(peerId.toString());
+  const maxGossipBytes = Math.max(opts.maxBlockMessageBytes, opts.maxTxMessageBytes);
+  const listenProto = hostProtocol(opts.listenHost) === "ip6" ? "ip6" : "ip4";
+
+  return createLibp2p<Services>({
+    privateKey: init.privateKey,
+    start: false,
+    addresses: {
+      listen: [`/${listenProto}/${opts.listenHost}/tcp/${opts.listenPort}`],
+      ...(opts.announceHost === undefined ? {} : { announceFilter: announceFilter(opts.announceHost) }),
+    },
+    transports: [tcp({ maxConnections: opts.maxConnections + 10 })],
+    connectionEncrypters: [noise()],
+    streamMuxers: muxers,
+    connectionManager: { maxConnections: opts.maxConnections, dialTimeout: DIAL_TIMEOUT_MS },
+    connectionGater: {
+      denyDialPeer: banned,
+      denyInboundEncryptedConnection: banned,
+      denyOutboundEncryptedConnection: banned,
+    },
+    peerDiscovery: bootstrapList.length > 0 ? [bootstrap({ list: bootstrapList })] : [],
+    services: {
+      identify: identify(),
+      ping: ping(),
+      pubsub: gossipsub({
+        globalSignaturePolicy: StrictNoSign,
+        msgIdFn: (m) => gossipMessageId(m.topic, m.data),
+        fallbackToFloodsub: false,
+        emitSelf: false,
+        allowPublishToZeroTopicPeers: opts.allowPublishToZeroPeers,
+        ignoreDuplicatePublishError: true,
+        asyncValidation: true,
+        maxInboundDataLength: maxGossipBytes + RPC_ENVELOPE_BYTES,
+        maxOutboundBufferSize: 4 * (maxGossipBytes + RPC_ENVELOPE_BYTES),
+        allowedTopics: [names.txTopic, names.blockTopic],
+        heartbeatInterval: opts.gossipHeartbeatMs,
+        scoreParams: peerScoreParams([names.txTopic, names.blockTopic], init.appScore),
+        scoreThresholds,
+      }),
+    },
+  });
+}

@@ -1,0 +1,438 @@
+/**
+ * The peer-to-peer layer of an anchord node, over the libp2p host of host.ts: the two gossip topics
+ * (publish, and validation through the node's handlers), the sync protocol (client calls, and the
+ * server answering from the handlers), misbehaviour points and bans, bootstrap re-dialling, and an
+ * idempotent, time-bounded stop. It moves bytes only; the node injects `NetworkHandlers`.
+ */
+import { peerIdFromString } from "@libp2p/peer-id";
+import { multiaddr, type Multiaddr } from "@multiformats/multiaddr";
+import type { PeerId, Stream } from "@libp2p/interface";
+import { AnchordError, ErrorCode } from "@anchord/protocol";
+import { resolveOptions, syncLimits, type NetworkOptions, type ResolvedNetworkOptions } from "./options.js";
+import { protocolNames, type ProtocolNames } from "./topics.js";
+import { loadOrCreatePeerKey } from "./peerKey.js";
+import { PeerBook, type BanEntry } from "./peerBook.js";
+import { GossipIngress, type GossipVerdict } from "./gossipIngress.js";
+import { SyncServer, type SyncServerHandlers } from "./syncServer.js";
+import * as syncClient from "./syncClient.js";
+import type { SyncStatus } from "./syncCodec.js";
+import { createHost, DIAL_TIMEOUT_MS, peerIdOfAddr, type GossipSubRouter, type Host } from "./host.js";
+import { errorMessage, silentNetworkLogger, type NetworkLogger } from "./logger.js";
+
+export interface NetworkHandlers extends SyncServerHandlers {
+  /** A gossiped batch of signed transactions. */
+  onTxMessage(data: Uint8Array, from: string): GossipVerdict | Promise<GossipVerdict>;
+  /** A gossiped encoded block. */
+  onBlockMessage(data: Uint8Array, from: string): GossipVerdict | Promise<GossipVerdict>;
+}
+
+export interface ConnectedPeer {
+  peerId: string;
+  /** Remote multiaddr of the (first open) connection. */
+  address: string;
+  direction: "inbound" | "outbound";
+  /** Negotiated stream muxer protocol, e.g. `/yamux/1.0.0` or `/mplex/6.7.0`. */
+  muxer: string;
+}
+
+export type NetworkEvent = "peer:connect" | "peer:disconnect";
+
+/** Misbehaviour points for a rejected gossip message (the peer is also penalised by gossipsub P4). */
+export const REJECT_POINTS = 1;
+
+const GOSSIP_QUEUES = {
+  tx: { concurrency: 4, maxQueue: 1024 },
+  block: { concurrency: 1, maxQueue: 64 },
+} as const;
+const GOSSIP_HANDLER_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 5_000;
+
+function publishErrorKind(e: unknown): "no-peers" | "duplicate" | "other" {
+  const msg = e instanceof Error ? e.message : String(e);
+  if (msg.includes("NoPeersSubscribedToTopic")) return "no-peers";
+  if (msg.includes("PublishError.Duplicate")) return "duplicate";
+  return "other";
+}
+
+export class Network {
+  readonly peerId: string;
+  readonly names: ProtocolNames;
+  private readonly listeners = new Map<NetworkEvent, Set<(peerId: string) => void>>();
+  private readonly bootstrapAddrs: { peerId: string; addr: string }[];
+  private readonly dialing = new Set<string>();
+  private redialTimer: NodeJS.Timeout | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    private readonly opts: ResolvedNetworkOptions,
+    private readonly node: Host,
+    private readonly pubsub: GossipSubRouter,
+    private readonly book: PeerBook,
+    private readonly ingress: GossipIngress,
+    private readonly logger: NetworkLogger,
+    names: ProtocolNames,
+  ) {
+    this.peerId = node.peerId.toString();
+    this.names = names;
+    this.bootstrapAddrs = opts.bootstrap
+      .map((addr) => ({ addr, peerId: peerIdOfAddr(addr) ?? "" }))
+      .filter((b) => b.peerId !== "" && b.peerId !== this.peerId);
+  }
+
+  static async create(
+    options: NetworkOptions,
+    handlers: NetworkHandlers,
+    logger: NetworkLogger = silentNetworkLogger,
+  ): Promise<Network> {
+    const opts = resolveOptions(options);
+    const names = protocolNames(opts.chainId);
+    const key = await loadOrCreatePeerKey(opts.peerKeyPath);
+    if (key.created) logger.info({ peerId: key.peerId, path: opts.peerKeyPath }, "Created peer key");
+
+    const book = new PeerBook({
+      banThreshold: opts.banThreshold,
+      banDurationMs: opts.banDurationMs,
+      halfLifeMs: opts.penaltyHalfLifeMs,
+    });
+    const node = await createHost({
+      opts,
+      names,
+      privateKey: key.privateKey,
+      selfPeerId: key.peerId,
+      isBanned: (id) => book.isBanned(id),
+      appScore: (id) => -book.pointsOf(id),
+      logger,
+    });
+    const pubsub = node.services.pubsub as GossipSubRouter;
+
+    // the ingress needs the network (for bans) and the network needs the ingress: late-bound callback
+    let onRejected: (from: string, topic: string, reason: string) => void = () => {};
+    const ingress = new GossipIngress(
+      [
+        {
+          topic: names.txTopic,
+          name: "tx",
+          maxBytes: opts.maxTxMessageBytes,
+          ...GOSSIP_QUEUES.tx,
+          handler: (d, f) => handlers.onTxMessage(d, f),
+        },
+        {
+          topic: names.blockTopic,
+          name: "block",
+          maxBytes: opts.maxBlockMessageBytes,
+          ...GOSSIP_QUEUES.block,
+          handler: (d, f) => handlers.onBlockMessage(d, f),
+        },
+      ],
+      {
+        report: (msgId, from, result) => pubsub.reportMessageValidationResult(msgId, from, result),
+        rejected: (from, topic, reason) => onRejected(from, topic, reason),
+        logger,
+        handlerTimeoutMs: GOSSIP_HANDLER_TIMEOUT_MS,
+      },
+    );
+    const network = new Network(opts, node, pubsub, book, ingress, logger, names);
+    onRejected = (from, topic, reason) => network.misbehaved(from, REJECT_POINTS, `gossip ${topic}: ${reason}`);
+
+    const server = new SyncServer({
+      handlers,
+      timeoutMs: opts.syncRequestTimeoutMs,
+      maxResponseBytes: opts.syncMaxResponseBytes,
+      logger,
+      isBanned: (id) => book.isBanned(id),
+      misbehaved: (id, points, reason) => network.misbehaved(id, points, reason),
+    });
+    await node.handle(names.syncProtocol, server.handle, {
+      maxInboundStreams: syncLimits.maxConcurrentPerPeer,
+      maxOutboundStreams: 16,
+    });
+
+    pubsub.addEventListener("gossipsub:message", (evt) => {
+      const { propagationSource, msgId, msg } = evt.detail;
+      ingress.onMessage(msgId, propagationSource.toString(), msg.topic, msg.data, msg.type === "signed");
+    });
+    node.addEventListener("peer:connect", (evt) => network.emit("peer:connect", evt.detail.toString()));
+    node.addEventListener("peer:disconnect", (evt) => network.emit("peer:disconnect", evt.detail.toString()));
+    // a peer that does not speak this chain's sync protocol is another network (or not anchord): free the slot
+    node.addEventListener("peer:identify", (evt) => {
+      const { peerId, protocols } = evt.detail;
+      if (!protocols.includes(names.syncProtocol)) {
+        logger.debug({ peer: peerId.toString() }, "Peer is not on this network, hanging up");
+        void network.hangUp(peerId.toString());
+      }
+    });
+
+    try {
+      await node.start();
+    } catch (e) {
+      ingress.close();
+      await Promise.resolve(node.stop()).catch(() => {});
+      throw new AnchordError(ErrorCode.INTERNAL, "cannot start the p2p host", {
+        listen: `${opts.listenHost}:${opts.listenPort}`,
+        cause: errorMessage(e),
+      });
+    }
+    pubsub.subscribe(names.txTopic);
+    pubsub.subscribe(names.blockTopic);
+    network.startTimers();
+    logger.info({ peerId: network.peerId, addrs: network.multiaddrs() }, "P2P host started");
+    return network;
+  }
+
+  // ---- addresses, peers, events ----
+
+  /** Announced multiaddrs, each ending in `/p2p/<peerId>`. */
+  multiaddrs(): string[] {
+    return this.node.getMultiaddrs().map((m) => {
+      const s = m.toString();
+      return s.includes("/p2p/") ? s : `${s}/p2p/${this.peerId}`;
+    });
+  }
+
+  connectedPeers(): ConnectedPeer[] {
+    const out = new Map<string, ConnectedPeer>();
+    for (const c of this.node.getConnections()) {
+      if (c.status !== "open") continue;
+      const id = c.remotePeer.toString();
+      if (out.has(id)) continue;
+      out.set(id, { peerId: id, address: c.remoteAddr.toString(), direction: c.direction, muxer: c.multiplexer ?? "" });
+    }
+    return [...out.values()];
+  }
+
+  /** Subscribes to a peer event; returns a function that unsubscribes. */
+  on(event: NetworkEvent, cb: (peerId: string) => void): () => void {
+    let set = this.listeners.get(event);
+    if (set === undefined) this.listeners.set(event, (set = new Set()));
+    set.add(cb);
+    return () => set.delete(cb);
+  }
+
+  private emit(event: NetworkEvent, peerId: string): void {
+    this.logger.debug({ peer: peerId }, event === "peer:connect" ? "Peer connected" : "Peer disconnected");
+    for (const cb of this.listeners.get(event) ?? []) {
+      try {
+        cb(peerId);
+      } catch (e) {
+        this.logger.warn({ event, err: errorMessage(e) }, "Peer event listener threw");
+      }
+    }
+  }
+
+  async dial(addr: string): Promise<void> {
+    this.assertRunning();
+    let ma: Multiaddr;
+    try {
+      ma = multiaddr(addr);
+    } catch (e) {
+      throw new AnchordError(ErrorCode.INVALID_FIELD, "invalid multiaddr", { addr, cause: errorMessage(e) });
+    }
+    try {
+      await this.node.dial(ma, { signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) });
+    } catch (e) {
+      throw new AnchordError(ErrorCode.PEER_UNAVAILABLE, "dial failed", { addr, cause: errorMessage(e) });
+    }
+  }
+
+  async hangUp(peerId: string): Promise<void> {
+    if (this.stopping !== undefined) return;
+    await this.node.hangUp(this.parsePeerId(peerId)).catch((e: unknown) => {
+      this.logger.debug({ peer: peerId, err: errorMessage(e) }, "Hang up failed");
+    });
+  }
+
+  // ---- gossip ----
+
+  /** Publishes a batch of signed transactions; resolves to the number of peers it was sent to (0 = none). */
+  async publishTxs(data: Uint8Array): Promise<number> {
+    if (data.length > this.opts.maxTxMessageBytes) {
+      throw new AnchordError(ErrorCode.MALFORMED, "transaction batch exceeds the gossip message limit", {
+        bytes: data.length,
+        max: this.opts.maxTxMessageBytes,
+      });
+    }
+    return this.publish(this.names.txTopic, data);
+  }
+
+  /** Publishes an encoded block; resolves to the number of peers it was sent to (0 = none). */
+  async publishBlock(data: Uint8Array): Promise<number> {
+    if (data.length > this.opts.maxBlockMessageBytes) {
+      throw new AnchordError(ErrorCode.BLOCK_TOO_LARGE, "block exceeds the gossip message limit", {
+        bytes: data.length,
+        max: this.opts.maxBlockMessageBytes,
+      });
+    }
+    return this.publish(this.names.blockTopic, data);
+  }
+
+  private async publish(topic: string, data: Uint8Array): Promise<number> {
+    if (this.stopping !== undefined) return 0;
+    try {
+      const res = await this.pubsub.publish(topic, data);
+      return res.recipients.length;
+    } catch (e) {
+      const kind = publishErrorKind(e);
+      if (kind === "other") {
+        throw new AnchordError(ErrorCode.INTERNAL, "gossip publish failed", { topic, cause: errorMessage(e) });
+      }
+      this.logger.debug({ topic, reason: kind }, "Gossip message not sent");
+      return 0;
+    }
+  }
+
+  /** Peers in our gossipsub mesh for a topic. */
+  meshPeers(topic: "tx" | "block"): string[] {
+    return this.pubsub.getMeshPeers(topic === "tx" ? this.names.txTopic : this.names.blockTopic);
+  }
+
+  /** Gossipsub score of a peer as this node sees it (0 for unknown peers). */
+  peerScore(peerId: string): number {
+    return this.pubsub.getScore(peerId);
+  }
+
+  // ---- sync client ----
+
+  requestStatus(peerId: string): Promise<SyncStatus> {
+    return this.syncCall(peerId, (open, id, t) => syncClient.requestStatus(open, id, t));
+  }
+
+  /** Up to min(count, 100) encoded blocks from `fromHeight` on (fewer if the peer has fewer or hits 8 MiB). */
+  requestBlocks(peerId: string, fromHeight: number, count: number): Promise<Uint8Array[]> {
+    return this.syncCall(peerId, (open, id, t) => syncClient.requestBlocks(open, id, fromHeight, count, t));
+  }
+
+  /** Highest height of a locator id on the peer's chain (0 if none); locator: 1..128 block ids of 32 bytes. */
+  requestCommonHeight(peerId: string, locator: Uint8Array[]): Promise<number> {
+    return this.syncCall(peerId, (open, id, t) => syncClient.requestCommonHeight(open, id, locator, t));
+  }
+
+  private async syncCall<T>(
+    peerId: string,
+    call: (open: syncClient.OpenStream, peer: string, timeoutMs: number) => Promise<T>,
+  ): Promise<T> {
+    this.assertRunning();
+    const pid = this.parsePeerId(peerId);
+    if (this.book.isBanned(peerId)) {
+      throw new AnchordError(ErrorCode.PEER_UNAVAILABLE, "peer is banned", { peer: peerId });
+    }
+    const open = (signal: AbortSignal): Promise<Stream> =>
+      this.node.dialProtocol(pid, this.names.syncProtocol, { signal });
+    try {
+      return await call(open, peerId, this.opts.syncRequestTimeoutMs);
+    } catch (e) {
+      if (e instanceof AnchordError && e.code === ErrorCode.PEER_PROTOCOL_VIOLATION) {
+        this.misbehaved(peerId, 1, "sync: malformed response");
+      }
+      throw e;
+    }
+  }
+
+  // ---- misbehaviour ----
+
+  /**
+   * Charges a peer for bad data the node found (e.g. an invalid block served by sync): `points`
+   * misbehaviour points (default 1); at the ban threshold (default 5) the peer is disconnected and
+   * banned. The points also lower the peer's gossipsub score (application component).
+   */
+  penalize(peerId: string, reason: string, points = 1): void {
+    this.misbehaved(peerId, points, reason);
+  }
+
+  /** Disconnects and bans a peer right away. */
+  ban(peerId: string, reason: string, durationMs?: number): void {
+    this.book.ban(peerId, reason, durationMs);
+    this.logger.info({ peer: peerId, reason }, "Peer banned");
+    void this.hangUp(peerId);
+  }
+
+  bannedPeers(): BanEntry[] {
+    return this.book.bans();
+  }
+
+  isBanned(peerId: string): boolean {
+    return this.book.isBanned(peerId);
+  }
+
+  /** Current misbehaviour points of a peer (decaying). */
+  misbehaviourPoints(peerId: string): number {
+    return this.book.pointsOf(peerId);
+  }
+
+  private misbehaved(peerId: string, points: number, reason: string): void {
+    if (peerId === this.peerId) return;
+    this.logger.debug({ peer: peerId, points, reason }, "Peer misbehaved");
+    if (this.book.addPoints(peerId, points, reason)) {
+      this.logger.info({ peer: peerId, reason }, "Peer banned");
+      void this.hangUp(peerId);
+    }
+  }
+
+  // ---- lifecycle ----
+
+  private startTimers(): void {
+    if (this.bootstrapAddrs.length > 0) {
+      this.redialBootstrap();
+      this.redialTimer = setInterval(() => this.redialBootstrap(), this.opts.redialIntervalMs);
+      this.redialTimer.unref();
+    }
+    this.pruneTimer = setInterval(() => this.book.prune(), 60_000);
+    this.pruneTimer.unref();
+  }
+
+  /** Dials every bootstrap peer that is neither connected, nor being dialled, nor banned. */
+  private redialBootstrap(): void {
+    if (this.stopping !== undefined) return;
+    const connected = new Set(this.node.getPeers().map((p) => p.toString()));
+    for (const b of this.bootstrapAddrs) {
+      if (connected.has(b.peerId) || this.dialing.has(b.peerId) || this.book.isBanned(b.peerId)) continue;
+      this.dialing.add(b.peerId);
+      this.node
+        .dial(multiaddr(b.addr), { signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) })
+        .then(() => this.logger.debug({ peer: b.peerId }, "Bootstrap peer dialled"))
+        .catch((e: unknown) => this.logger.debug({ addr: b.addr, err: errorMessage(e) }, "Bootstrap dial failed"))
+        .finally(() => this.dialing.delete(b.peerId));
+    }
+  }
+
+  /** Stops the host; idempotent, and bounded by a timeout. */
+  stop(): Promise<void> {
+    if (this.stopping === undefined) {
+      this.stopping = this.doStop();
+    }
+    return this.stopping;
+  }
+
+  private async doStop(): Promise<void> {
+    if (this.redialTimer !== undefined) clearInterval(this.redialTimer);
+    if (this.pruneTimer !== undefined) clearInterval(this.pruneTimer);
+    this.ingress.close();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), STOP_TIMEOUT_MS);
+    });
+    try {
+      const r = await Promise.race([Promise.resolve(this.node.stop()).then(() => "stopped" as const), timeout]);
+      if (r === "timeout") this.logger.warn({}, "P2P host did not stop in time");
+      else this.logger.info({}, "P2P host stopped");
+    } catch (e) {
+      this.logger.warn({ err: errorMessage(e) }, "P2P host stop failed");
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+    }
+  }
+
+  private assertRunning(): void {
+    if (this.stopping !== undefined) {
+      throw new AnchordError(ErrorCode.PEER_UNAVAILABLE, "network is stopped");
+    }
+  }
+
+  private parsePeerId(peerId: string): PeerId {
+    try {
+      return peerIdFromString(peerId);
+    } catch (e) {
+      throw new AnchordError(ErrorCode.INVALID_FIELD, "invalid peer id", { peer: peerId, cause: errorMessage(e) });
+    }
+  }
+}

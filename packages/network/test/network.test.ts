@@ -1,0 +1,391 @@
+import * as fs from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLibp2p, type Libp2p } from "libp2p";
+import { tcp } from "@libp2p/tcp";
+import { noise } from "@chainsafe/libp2p-noise";
+import { yamux } from "@chainsafe/libp2p-yamux";
+import { multiaddr } from "@multiformats/multiaddr";
+import { lpStream } from "@libp2p/utils";
+import { isAnchordError } from "@anchord/protocol";
+import { sha256, toHex } from "@anchord/crypto";
+import { Network, syncLimits, type SyncStatus } from "../src/index.js";
+import { scoreThresholds } from "../src/scoring.js";
+import { addrOf, bytes, connected, FakeNode, startNode, tempDir, waitFor, type TestNode } from "./helpers.js";
+
+const dir = tempDir();
+const running: TestNode[] = [];
+const raws: Libp2p[] = [];
+
+async function node(name: string, overrides: Parameters<typeof startNode>[2] = {}, fake?: FakeNode): Promise<TestNode> {
+  const n = await startNode(dir, name, overrides, fake);
+  running.push(n);
+  return n;
+}
+
+async function expectCode(p: Promise<unknown>, code: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    await p;
+  } catch (e) {
+    expect(isAnchordError(e), `expected AnchordError, got ${String(e)}`).toBe(true);
+    if (isAnchordError(e)) {
+      expect(e.code).toBe(code);
+      return e.details;
+    }
+  }
+  throw new Error(`expected a rejection with ${code}`);
+}
+
+function digests(blocks: Uint8Array[]): string[] {
+  return blocks.map((b) => `${b.length}:${toHex(sha256(b))}`);
+}
+
+afterAll(async () => {
+  await Promise.all([...running.map((n) => n.net.stop()), ...raws.map((r) => r.stop())]);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("gossip", () => {
+  let a: TestNode;
+  let b: TestNode;
+  let c: TestNode;
+
+  beforeAll(async () => {
+    a = await node("a");
+    b = await node("b", { bootstrap: [addrOf(a)] });
+    c = await node("c", { bootstrap: [addrOf(a)] });
+    await waitFor(() => connected(a, b) && connected(a, c), 10_000, "b and c connect to a via bootstrap");
+    await waitFor(
+      () => a.net.meshPeers("tx").length === 2 && b.net.meshPeers("tx").length === 1 && c.net.meshPeers("tx").length === 1,
+      10_000,
+      "tx mesh",
+    );
+  });
+
+  it("connects over yamux by default", () => {
+    expect(a.net.connectedPeers().map((p) => p.muxer)).toEqual(["/yamux/1.0.0", "/yamux/1.0.0"]);
+    expect(a.net.multiaddrs().every((m) => m.endsWith(`/p2p/${a.net.peerId}`))).toBe(true);
+  });
+
+  it("delivers a tx batch to every other node's handler, relayed after acceptance", async () => {
+    const batch = bytes(300, 7);
+    expect(await b.net.publishTxs(batch)).toBeGreaterThan(0);
+    // c is connected to a only: it receives the batch because a accepted and forwarded it
+    await waitFor(() => a.fake.txs.length === 1 && c.fake.txs.length === 1, 5_000, "a and c receive the batch");
+    expect(a.fake.txs[0].data).toEqual(batch);
+    expect(a.fake.txs[0].from).toBe(b.net.peerId);
+    expect(c.fake.txs[0].data).toEqual(batch);
+    expect(c.fake.txs[0].from).toBe(a.net.peerId);
+    expect(b.fake.txs).toHaveLength(0); // emitSelf: false
+  });
+
+  it("delivers blocks on the block topic only", async () => {
+    await waitFor(() => a.net.meshPeers("block").length === 2, 10_000, "block mesh");
+    const block = bytes(5000, 9);
+    await c.net.publishBlock(block);
+    await waitFor(() => a.fake.blocks.length === 1 && b.fake.blocks.length === 1, 5_000, "block delivered");
+    expect(b.fake.blocks[0].data).toEqual(block);
+    expect(a.fake.txs).toHaveLength(1);
+  });
+
+  it("does not relay a message the first hop ignores", async () => {
+    a.fake.judge = (d) => (d[0] === 0x42 ? "ignore" : "accept");
+    await b.net.publishTxs(bytes(64, 0x42));
+    await b.net.publishTxs(bytes(64, 0x43));
+    await waitFor(() => c.fake.txs.length === 2, 5_000, "second batch reaches c");
+    expect(c.fake.txs.map((t) => t.data[0])).toEqual([7, 0x43]);
+    expect(a.net.isBanned(b.net.peerId)).toBe(false);
+    a.fake.judge = () => "accept";
+  });
+
+  it("refuses to publish oversize messages locally", async () => {
+    await expectCode(b.net.publishTxs(new Uint8Array(512 * 1024 + 1)), "MALFORMED");
+  });
+});
+
+describe("misbehaving peers", () => {
+  it("penalises, graylists-by-score and bans a peer whose messages are rejected", async () => {
+    const judge = await node("judge");
+    const bad = await node("bad", { bootstrap: [addrOf(judge)] });
+    judge.fake.judge = (d) => (d[0] === 0xee ? "reject" : "accept");
+    await waitFor(() => judge.net.meshPeers("tx").includes(bad.net.peerId), 10_000, "bad in judge's mesh");
+
+    // one valid message first: the judge accepts it, so the peer starts in good standing
+    await bad.net.publishTxs(Uint8Array.of(0x01, 1));
+    await waitFor(() => judge.fake.txs.length === 1, 5_000, "valid message delivered");
+    expect(judge.net.peerScore(bad.net.peerId)).toBeGreaterThanOrEqual(0);
+
+    const scores: number[] = [];
+    for (let i = 0; i < 8 && connected(judge, bad); i++) {
+      await bad.net.publishTxs(Uint8Array.of(0xee, i));
+      await new Promise((r) => setTimeout(r, 100));
+      scores.push(judge.net.peerScore(bad.net.peerId));
+    }
+    await waitFor(() => judge.net.isBanned(bad.net.peerId), 5_000, "bad peer banned");
+    await waitFor(() => !connected(judge, bad) && !connected(bad, judge), 5_000, "bad peer disconnected");
+    const rejected = judge.fake.txs.filter((t) => t.data[0] === 0xee).length;
+    expect(rejected).toBeGreaterThanOrEqual(5);
+    expect(Math.min(...scores)).toBeLessThan(scoreThresholds.publishThreshold);
+    // the score gossipsub keeps for the peer is past the graylist threshold: were it to come back
+    // (after the ban), its RPCs would be ignored until the P4 penalty decays
+    await waitFor(
+      () => judge.net.peerScore(bad.net.peerId) < scoreThresholds.graylistThreshold,
+      2_000,
+      "bad peer graylisted",
+    );
+    expect(judge.net.bannedPeers().map((b) => b.peerId)).toEqual([bad.net.peerId]);
+
+    // the ban holds: the judge's gater refuses the bad peer's bootstrap re-dials (every 500 ms here)
+    // and explicit dials alike
+    await bad.net.dial(addrOf(judge)).catch(() => {});
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(connected(judge, bad)).toBe(false);
+    expect(connected(bad, judge)).toBe(false);
+  });
+
+  it("rejects an oversize gossip message before the handler and charges the sender", async () => {
+    const small = await node("small", { maxTxMessageBytes: 1024 });
+    const big = await node("big", { bootstrap: [addrOf(small)] });
+    await waitFor(() => small.net.meshPeers("tx").includes(big.net.peerId), 10_000, "mesh");
+    await big.net.publishTxs(bytes(2000, 0xaa));
+    await big.net.publishTxs(bytes(1000, 0xbb));
+    await waitFor(() => small.fake.txs.length === 1, 5_000, "the in-limit message arrives");
+    expect(small.fake.txs[0].data[0]).toBe(0xbb);
+    expect(small.net.misbehaviourPoints(big.net.peerId)).toBeGreaterThanOrEqual(0.9);
+    // gossipsub caches scores for one heartbeat
+    await waitFor(() => small.net.peerScore(big.net.peerId) < -5, 2_000, "gossipsub score of the sender drops");
+  });
+});
+
+function rawPeer(): Promise<Libp2p> {
+  return createLibp2p({
+    addresses: { listen: [] },
+    transports: [tcp()],
+    connectionEncrypters: [noise()],
+    streamMuxers: [yamux()],
+  }).then((r) => {
+    raws.push(r);
+    return r;
+  });
+}
+
+describe("sync protocol", () => {
+  let server: TestNode;
+  let client: TestNode;
+  const fake = new FakeNode();
+
+  beforeAll(async () => {
+    for (let h = 1; h <= 250; h++) {
+      const block = bytes(100 + h, h & 0xff);
+      fake.chain.push(block);
+      fake.knownIds.set(Buffer.from(bytes(32, h & 0xff)).toString("hex"), h);
+    }
+    fake.status = {
+      genesisId: bytes(32, 0x11),
+      height: 250,
+      score: (1n << 200n) + 12345n,
+      tipId: bytes(32, 0x22),
+    };
+    server = await node("server", {}, fake);
+    client = await node("client", { bootstrap: [addrOf(server)] });
+    await waitFor(() => connected(client, server), 10_000, "client connected");
+  });
+
+  it("answers STATUS", async () => {
+    const s = await client.net.requestStatus(server.net.peerId);
+    expect(s).toEqual(fake.status);
+  });
+
+  it("answers BLOCKS, capped at 100 per response", async () => {
+    const ten = await client.net.requestBlocks(server.net.peerId, 1, 10);
+    expect(ten).toEqual(fake.chain.slice(0, 10));
+    const capped = await client.net.requestBlocks(server.net.peerId, 101, 500);
+    expect(capped).toHaveLength(syncLimits.maxBlocksPerResponse);
+    expect(capped[0]).toEqual(fake.chain[100]);
+    expect(capped[99]).toEqual(fake.chain[199]);
+    const tail = await client.net.requestBlocks(server.net.peerId, 245, 100);
+    expect(tail).toEqual(fake.chain.slice(244));
+    expect(await client.net.requestBlocks(server.net.peerId, 1000, 5)).toEqual([]);
+  });
+
+  it("caps a BLOCKS response by bytes, but always sends one block", async () => {
+    const heavy = new FakeNode();
+    heavy.chain = Array.from({ length: 12 }, (_, i) => bytes(100 * 1024, i));
+    heavy.chain[10] = bytes(700 * 1024, 10);
+    const s = await node("heavy", { syncMaxResponseBytes: 512 * 1024 }, heavy);
+    await client.net.dial(addrOf(s));
+    // compare digests: element-wise deep equality of megabytes is slow
+    const got = await client.net.requestBlocks(s.net.peerId, 1, 12);
+    expect(digests(got)).toEqual(digests(heavy.chain.slice(0, 5)));
+    const big = await client.net.requestBlocks(s.net.peerId, 11, 2);
+    expect(digests(big)).toEqual(digests([heavy.chain[10]]));
+  });
+
+  it("answers COMMON with the highest known locator height, 0 when none", async () => {
+    const unknown = bytes(32, 0xfe);
+    expect(await client.net.requestCommonHeight(server.net.peerId, [unknown, bytes(32, 42), bytes(32, 7)])).toBe(42);
+    expect(await client.net.requestCommonHeight(server.net.peerId, [unknown])).toBe(0);
+    await expectCode(client.net.requestCommonHeight(server.net.peerId, []), "INVALID_FIELD");
+  });
+
+  it("reports a failing handler as a refusal, not a hang", async () => {
+    const broken = new FakeNode();
+    broken.getStatus = () => {
+      throw new Error("db closed");
+    };
+    const s = await node("broken", {}, broken);
+    await client.net.dial(addrOf(s));
+    const details = await expectCode(client.net.requestStatus(s.net.peerId), "PEER_UNAVAILABLE");
+    expect(details?.result).toBe("server-error");
+  });
+
+  it("times out a hanging handler on both sides and frees the server's slots", async () => {
+    const slow = new FakeNode();
+    let hang = true;
+    slow.getStatus = () => (hang ? new Promise<SyncStatus>(() => {}) : FakeNode.prototype.getStatus.call(slow));
+    const s = await node("slow", { syncRequestTimeoutMs: 300 }, slow);
+    const impatient = await node("impatient", { syncRequestTimeoutMs: 300 });
+    await impatient.net.dial(addrOf(s));
+    for (let i = 0; i <= syncLimits.maxConcurrentPerPeer; i++) {
+      await expectCode(impatient.net.requestStatus(s.net.peerId), "PEER_TIMEOUT");
+    }
+    hang = false;
+    await new Promise((r) => setTimeout(r, 100)); // let the server's own deadline pass for the last one
+    expect((await impatient.net.requestStatus(s.net.peerId)).height).toBe(0);
+  });
+
+  it("rate-limits a peer that floods requests", async () => {
+    const flooder = await node("flooder"); // a fresh peer: its token bucket is full
+    await flooder.net.dial(addrOf(server));
+    const results: string[] = [];
+    const started = Date.now();
+    const total = syncLimits.requestBurst + 30; // ~30 refusals at 0.1 point each: well under the ban threshold
+    const worker = async (): Promise<void> => {
+      while (results.length < total) {
+        results.push("pending");
+        const i = results.length - 1;
+        try {
+          await flooder.net.requestStatus(server.net.peerId);
+          results[i] = "ok";
+        } catch (e) {
+          results[i] = isAnchordError(e) ? String(e.details?.result ?? `${e.code} ${String(e.details?.cause)}`) : String(e);
+        }
+      }
+    };
+    await Promise.all([worker(), worker()]);
+    const elapsedS = (Date.now() - started) / 1000;
+    const ok = results.filter((r) => r === "ok").length;
+    const limited = results.filter((r) => r === "rate-limited").length;
+    expect(ok + limited, JSON.stringify(results.filter((r) => r !== "ok" && r !== "rate-limited"))).toBe(total);
+    // the burst is served, then no more than the sustained rate allows
+    expect(ok).toBeGreaterThanOrEqual(syncLimits.requestBurst);
+    expect(ok).toBeLessThanOrEqual(syncLimits.requestBurst + Math.ceil(elapsedS * syncLimits.requestsPerSecond) + 1);
+    expect(limited).toBeGreaterThan(0);
+    // a refusal costs little: honest clients that back off are never banned for it
+    expect(server.net.isBanned(flooder.net.peerId)).toBe(false);
+  });
+
+  it("resets garbage requests and bans a peer that keeps sending them", async () => {
+    const raw = await rawPeer();
+    const target = multiaddr(addrOf(server));
+    const garbage = [
+      Uint8Array.of(0x09), // unknown kind
+      Uint8Array.of(0x01, 0x00), // STATUS with a body
+      Uint8Array.of(0x02, 1, 2, 3), // short BLOCKS
+      Uint8Array.of(0x03, 0), // empty locator
+      Uint8Array.of(0x02, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0), // BLOCKS for 0 blocks
+    ];
+    for (const g of garbage) {
+      const stream = await raw.dialProtocol(target, server.net.names.syncProtocol);
+      const lp = lpStream(stream);
+      await lp.write(g);
+      await stream.close();
+      await expect(lp.read({ signal: AbortSignal.timeout(5_000) })).rejects.toThrow();
+    }
+    const rawId = raw.peerId.toString();
+    await waitFor(() => server.net.isBanned(rawId), 5_000, "garbage sender banned");
+    await waitFor(() => raw.getConnections().length === 0, 5_000, "garbage sender disconnected");
+    await expect(raw.dialProtocol(target, server.net.names.syncProtocol)).rejects.toThrow();
+  });
+
+  it("treats an oversize request frame as garbage", async () => {
+    const raw = await rawPeer();
+    const stream = await raw.dialProtocol(multiaddr(addrOf(server)), server.net.names.syncProtocol);
+    const lp = lpStream(stream);
+    await lp.write(new Uint8Array(10_000));
+    await expect(lp.read({ signal: AbortSignal.timeout(5_000) })).rejects.toThrow();
+    await waitFor(() => server.net.misbehaviourPoints(raw.peerId.toString()) >= 0.9, 5_000, "charged");
+  });
+});
+
+describe("lifecycle and identity", () => {
+  it("stop() is idempotent and later calls fail cleanly", async () => {
+    const n = await node("stopper");
+    await Promise.all([n.net.stop(), n.net.stop()]);
+    await n.net.stop();
+    expect(await n.net.publishTxs(bytes(10, 1))).toBe(0);
+    await expectCode(n.net.requestStatus(n.net.peerId), "PEER_UNAVAILABLE");
+  });
+
+  it("publishing with no peers does not throw", async () => {
+    const alone = await node("alone");
+    expect(await alone.net.publishTxs(bytes(10, 2))).toBe(0);
+    expect(await alone.net.publishBlock(bytes(10, 3))).toBe(0);
+  });
+
+  it("keeps its peer id across restarts, and bootstrap peers reconnect after a restart", async () => {
+    const first = await node("boot");
+    const port = Number(addrOf(first).split("/")[4]);
+    const follower = await node("follower", { bootstrap: [addrOf(first)] });
+    await waitFor(() => connected(follower, first), 10_000, "follower connected");
+    const id = first.net.peerId;
+    await first.net.stop();
+    await waitFor(() => !connected(follower, first), 5_000, "follower sees the restart");
+    expect(fs.statSync(first.keyPath).mode & 0o777).toBe(0o600);
+
+    const again = await node("boot", { listenPort: port });
+    expect(again.net.peerId).toBe(id);
+    await waitFor(() => connected(follower, again), 10_000, "follower re-dials the restarted peer");
+  });
+});
+
+describe("mplex compatibility", () => {
+  it("an mplex-only peer gossips and syncs with a yamux+mplex peer", async () => {
+    const hub = await node("hub");
+    hub.fake.status = { ...hub.fake.status, height: 3 };
+    const old = await node("old", { muxers: ["mplex"], bootstrap: [addrOf(hub)] });
+    await waitFor(() => connected(old, hub) && connected(hub, old), 10_000, "mplex peer connected");
+    expect(old.net.connectedPeers().find((p) => p.peerId === hub.net.peerId)?.muxer).toBe("/mplex/6.7.0");
+    expect(hub.net.connectedPeers().find((p) => p.peerId === old.net.peerId)?.muxer).toBe("/mplex/6.7.0");
+    expect((await old.net.requestStatus(hub.net.peerId)).height).toBe(3);
+    await waitFor(() => hub.net.meshPeers("tx").includes(old.net.peerId), 10_000, "mesh over mplex");
+    await old.net.publishTxs(bytes(100, 5));
+    await waitFor(() => hub.fake.txs.length === 1, 5_000, "batch over mplex");
+  });
+});
+
+describe("other networks", () => {
+  it("hangs up on a peer that does not speak this chain's protocols", async () => {
+    const ours = await node("ours");
+    const theirs = await node("theirs", { chainId: "X" });
+    await theirs.net.dial(addrOf(ours)).catch(() => {});
+    await waitFor(() => !connected(ours, theirs) && !connected(theirs, ours), 5_000, "cross-network connection dropped");
+    expect(ours.net.isBanned(theirs.net.peerId)).toBe(false);
+  });
+});
+
+describe("options", () => {
+  it("fails clearly when the listen port is taken", async () => {
+    const holder = await node("holder");
+    const port = Number(addrOf(holder).split("/")[4]);
+    await expect(startNode(dir, "squatter", { listenPort: port })).rejects.toMatchObject({ code: "INTERNAL" });
+  });
+
+  it("rejects a bad chain id", async () => {
+    await expect(
+      Network.create(
+        { chainId: "a/b", listenHost: "127.0.0.1", listenPort: 0, bootstrap: [], peerKeyPath: `${dir}/x/peer.key` },
+        new FakeNode(),
+      ),
+    ).rejects.toMatchObject({ code: "INVALID_FIELD" });
+  });
+});
