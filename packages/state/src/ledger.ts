@@ -1,0 +1,455 @@
+/**
+ * The ledger: the chain of blocks on LevelDB and the state they produce.
+ *
+ * Every block is written in ONE LevelDB batch (block, header, indexes, accounts, leases, balance
+ * history, undo record, tip); memory (accounts, active leases, history, recent headers) changes
+ * only after the batch is written and is rebuilt from disk at open, so a process killed at any
+ * moment reopens at the last fully written block. Writes (applyBlock, rollback) run one at a time.
+ * Reads are synchronous: memory, or a LevelDB getSync by key (never a chain scan).
+ */
+import { join } from "node:path";
+import { equalBytes, tryBase58Decode } from "@anchord/crypto";
+import {
+  AnchordError,
+  ErrorCode,
+  createGenesisBlock,
+  decodeBlock,
+  decodeTx,
+  encodeBlock,
+  type Block,
+  type BlockHeader,
+  type Genesis,
+  type NetworkConfig,
+  type Transaction,
+} from "@anchord/protocol";
+import { applyBlockTransactions } from "./blockTransition.js";
+import { Bucket, META_FORMAT, META_GENESIS, META_TIP, STORAGE_FORMAT, heightKey, key, metaKey } from "./buckets.js";
+import { decodeAnchorLocation, decodeLease, decodeTxLocation, readU32, u32 } from "./codec.js";
+import { planBlock, planRollback, type BatchOp, type LedgerMemory } from "./commit.js";
+import { openDb, storageError, type Db } from "./db.js";
+import { decodeStoredHeader, loadHeaders, loadMemory, type StoredHeader } from "./load.js";
+import { ActiveLeases, type AccountRecord } from "./memory.js";
+import { createOverlay, type Overlay } from "./overlay.js";
+import { prefetch, type BlockLookups } from "./prefetch.js";
+import { blockScore } from "./score.js";
+import { Serial } from "./serial.js";
+import { balanceDetails, ZERO_ACCOUNT, type BalanceDetails, type LeaseInfo, type StateView } from "./types.js";
+
+export interface LedgerOptions {
+  /** The node's data dir; the ledger lives in its `ledger/` subdirectory. */
+  readonly dataDir: string;
+  readonly genesis: Genesis;
+  /** fsync each block's batch (survives power loss, not only a killed process). Default false. */
+  readonly sync?: boolean;
+}
+
+export interface ApplyBlockOptions {
+  /** Transactions whose signatures the caller already verified (skipped here). */
+  readonly verified?: (txId: string) => boolean;
+}
+
+export interface TxLocation {
+  readonly tx: Transaction;
+  readonly height: number;
+  /** 0-based index of the transaction in its block. */
+  readonly position: number;
+}
+
+export interface AnchorLocation {
+  readonly txId: string;
+  readonly height: number;
+  readonly position: number;
+}
+
+/** Recent headers kept in memory (older ones are read from disk on demand). */
+const HEADER_CACHE = 2000;
+const TRUSTED = { maxBytes: Number.MAX_SAFE_INTEGER, maxTransactions: Number.MAX_SAFE_INTEGER };
+
+function headerOnly(b: BlockHeader): BlockHeader {
+  return Object.freeze({
+    version: b.version,
+    timestamp: b.timestamp,
+    reference: b.reference,
+    baseTarget: b.baseTarget,
+    generationSignature: b.generationSignature,
+    generator: b.generator,
+    transactionCount: b.transactionCount,
+    transactionsRoot: b.transactionsRoot,
+    signature: b.signature,
+    id: b.id,
+    idBytes: b.idBytes,
+  });
+}
+
+export class Ledger {
+  readonly config: NetworkConfig;
+  readonly genesisId: string;
+  private readonly memory: LedgerMemory = { accounts: new Map<string, AccountRecord>(), active: new ActiveLeases() };
+  private readonly headers = new Map<number, StoredHeader>();
+  private readonly heights = new Map<string, number>();
+  private readonly serial = new Serial();
+  private readonly view: StateView;
+  private tip = 0;
+  private tipHeader: StoredHeader | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly db: Db,
+    genesis: Block,
+    config: NetworkConfig,
+    private readonly sync: boolean,
+  ) {
+    this.config = config;
+    this.genesisId = genesis.id;
+    this.view = {
+      account: (address) => this.memory.accounts.get(address) ?? ZERO_ACCOUNT,
+      lease: (id) => this.lease(id),
+      hasTransaction: (id) => this.hasTransaction(id),
+    };
+  }
+
+  /**
+   * Opens (or creates, applying the genesis block) the ledger in `dataDir`. Throws DB_LOCKED when
+   * another process holds it, INVALID_FIELD when it belongs to another network, STORAGE when it is
+   * unreadable.
+   */
+  static async open(opts: LedgerOptions): Promise<Ledger> {
+    const genesis = createGenesisBlock(opts.genesis);
+    const config = opts.genesis.config;
+    const db = await openDb(join(opts.dataDir, "ledger"), opts.dataDir);
+    try {
+      const ledger = new Ledger(db, genesis, config, opts.sync ?? false);
+      const storedGenesis = await db.get(metaKey(META_GENESIS));
+      if (storedGenesis === undefined) {
+        await ledger.writeGenesis(genesis);
+        return ledger;
+      }
+      if (!equalBytes(storedGenesis, genesis.idBytes)) {
+        throw new AnchordError(ErrorCode.INVALID_FIELD, `data dir ${opts.dataDir} belongs to another network (its genesis block differs)`, {
+          dataDir: opts.dataDir,
+        });
+      }
+      const format = await db.get(metaKey(META_FORMAT));
+      if (format === undefined || readU32(format) !== STORAGE_FORMAT) {
+        throw new AnchordError(ErrorCode.STORAGE, `data dir ${opts.dataDir} has an unknown storage format`);
+      }
+      const tip = await db.get(metaKey(META_TIP));
+      if (tip === undefined) throw new AnchordError(ErrorCode.STORAGE, `data dir ${opts.dataDir} has no chain tip`);
+      await ledger.load(readU32(tip));
+      return ledger;
+    } catch (e) {
+      await db.close().catch(() => undefined);
+      throw e instanceof AnchordError ? e : storageError(e, `cannot read the ledger in ${opts.dataDir}`);
+    }
+  }
+
+  private async load(tip: number): Promise<void> {
+    await loadMemory(this.db, this.memory);
+    const from = Math.max(1, tip - HEADER_CACHE + 1);
+    const headers = await loadHeaders(this.db, from, tip);
+    headers.forEach((h, i) => this.remember(from + i, h));
+  }
+
+  private async writeGenesis(genesis: Block): Promise<void> {
+    const lookups = await prefetch(this.db, genesis);
+    const overlay = createOverlay(this.blockView(lookups));
+    applyBlockTransactions(overlay, genesis, { config: this.config, height: 1, parentTimestamp: undefined });
+    await this.commit(genesis, 1, overlay, lookups, blockScore(genesis.baseTarget), [
+      { type: "put", key: metaKey(META_GENESIS), value: genesis.idBytes },
+      { type: "put", key: metaKey(META_FORMAT), value: u32(STORAGE_FORMAT) },
+    ]);
+  }
+
+  // ---- chain ----------------------------------------------------------------------------------
+
+  get height(): number {
+    return this.tip;
+  }
+
+  get lastHeader(): BlockHeader {
+    return this.tipHeader!.header;
+  }
+
+  /** Cumulative score (sum of blockScore from the genesis block to the tip). */
+  get score(): bigint {
+    return this.tipHeader!.score;
+  }
+
+  scoreAt(height: number): bigint | undefined {
+    return this.storedHeader(height)?.score;
+  }
+
+  headerAt(height: number): BlockHeader | undefined {
+    return this.storedHeader(height)?.header;
+  }
+
+  heightOf(blockId: string): number | undefined {
+    const cached = this.heights.get(blockId);
+    if (cached !== undefined) return cached;
+    const id = tryBase58Decode(blockId, 32);
+    if (!id) return undefined;
+    const v = this.db.getSync(key(Bucket.BLOCK_ID, id));
+    if (v === undefined) return undefined;
+    const h = readU32(v);
+    return h <= this.tip ? h : undefined;
+  }
+
+  async getBlockBytes(height: number): Promise<Uint8Array | undefined> {
+    if (!this.isChainHeight(height)) return undefined;
+    const bytes = await this.db.get(heightKey(Bucket.BLOCK, height));
+    return bytes && height <= this.tip ? bytes : undefined;
+  }
+
+  async getBlock(height: number): Promise<Block | undefined> {
+    const bytes = await this.getBlockBytes(height);
+    return bytes && decodeBlock(bytes, this.config.chainIdByte, TRUSTED);
+  }
+
+  getTransaction(id: string): TxLocation | undefined {
+    const v = this.txRecord(id);
+    if (!v) return undefined;
+    const loc = decodeTxLocation(v);
+    if (loc.height > this.tip) return undefined;
+    return { tx: decodeTx(loc.txBytes, this.config.chainIdByte), height: loc.height, position: loc.position };
+  }
+
+  hasTransaction(id: string): boolean {
+    const v = this.txRecord(id);
+    return v !== undefined && readU32(v) <= this.tip;
+  }
+
+  // ---- state ----------------------------------------------------------------------------------
+
+  balances(address: string): BalanceDetails {
+    return balanceDetails(this.memory.accounts.get(address) ?? ZERO_ACCOUNT);
+  }
+
+  /**
+   * min effective balance over heights max(1, H − window + 1) … H (PROTOCOL.md §4), H = atHeight
+   * (capped at the tip). Exact for H down to tip − maxRollback; 0 for H < 1.
+   */
+  generatingBalance(address: string, atHeight: number = this.tip): bigint {
+    const h = Math.min(Math.floor(atHeight), this.tip);
+    if (h < 1) return 0n;
+    const rec = this.memory.accounts.get(address);
+    return rec ? rec.history.minEffective(Math.max(1, h - this.config.generatingBalanceWindow + 1), h) : 0n;
+  }
+
+  /**
+   * Minimum regular balance over the last n blocks (n = 0 and 1: the current balance; n beyond
+   * the height: from the genesis block). n is capped at the generating-balance window, the depth
+   * of the kept balance history.
+   */
+  minRegularBalance(address: string, confirmations: number): bigint {
+    const n = Math.min(Math.max(1, Math.floor(confirmations)), this.config.generatingBalanceWindow);
+    const rec = this.memory.accounts.get(address);
+    return rec ? rec.history.minRegular(Math.max(1, this.tip - n + 1), this.tip) : 0n;
+  }
+
+  /** Minimum effective balance over the last n blocks; same bounds as minRegularBalance. */
+  minEffectiveBalance(address: string, confirmations: number): bigint {
+    const n = Math.min(Math.max(1, Math.floor(confirmations)), this.config.generatingBalanceWindow);
+    const rec = this.memory.accounts.get(address);
+    return rec ? rec.history.minEffective(Math.max(1, this.tip - n + 1), this.tip) : 0n;
+  }
+
+  lease(id: string): LeaseInfo | undefined {
+    const active = this.memory.active.byId.get(id);
+    if (active) return active;
+    const idBytes = tryBase58Decode(id, 32);
+    if (!idBytes) return undefined;
+    const v = this.db.getSync(key(Bucket.LEASE, idBytes));
+    if (v === undefined) return undefined;
+    const lease = decodeLease(id, v);
+    return lease.height <= this.tip ? lease : undefined;
+  }
+
+  /** Active leases the address gave or received. */
+  activeLeases(address: string): LeaseInfo[] {
+    return this.memory.active.of(address);
+  }
+
+  /** The first transaction that anchored `hash`. */
+  anchor(hash: Uint8Array): AnchorLocation | undefined {
+    if (hash.length < 1 || hash.length > 255) return undefined;
+    const v = this.db.getSync(key(Bucket.ANCHOR, hash));
+    if (v === undefined) return undefined;
+    const loc = decodeAnchorLocation(v);
+    return loc.height <= this.tip ? loc : undefined;
+  }
+
+  /** Every address with a balance record. */
+  addresses(): string[] {
+    return [...this.memory.accounts.keys()];
+  }
+
+  /** A read-only view of the state at the tip, for the pool's overlays (see createOverlay). */
+  stateView(): StateView {
+    return this.view;
+  }
+
+  // ---- writes ---------------------------------------------------------------------------------
+
+  /**
+   * Appends a block on the tip. Throws BLOCK_UNKNOWN_PARENT, BLOCK_TOO_LARGE, WRONG_CHAIN, or
+   * BLOCK_INVALID_TX (details: txId, position, cause) and then changes nothing; STORAGE if the
+   * write fails (also changing nothing: the batch is atomic).
+   */
+  applyBlock(block: Block, opts: ApplyBlockOptions = {}): Promise<void> {
+    return this.serial.run(async () => {
+      this.assertOpen();
+      const parent = this.lastHeader;
+      if (!equalBytes(block.reference, parent.idBytes)) {
+        throw new AnchordError(ErrorCode.BLOCK_UNKNOWN_PARENT, `block ${block.id} does not reference the tip ${parent.id}`, {
+          blockId: block.id,
+          tip: parent.id,
+        });
+      }
+      if (block.chainId !== this.config.chainIdByte) {
+        throw new AnchordError(ErrorCode.WRONG_CHAIN, `block ${block.id} is for chain ${block.chainId}`);
+      }
+      if (block.transactions.length > this.config.maxBlockTransactions) {
+        throw new AnchordError(ErrorCode.BLOCK_TOO_LARGE, `block ${block.id} has ${block.transactions.length} transactions`, {
+          count: block.transactions.length,
+          max: this.config.maxBlockTransactions,
+        });
+      }
+      const height = this.tip + 1;
+      const lookups = await prefetch(this.db, block);
+      const overlay = createOverlay(this.blockView(lookups));
+      applyBlockTransactions(overlay, block, {
+        config: this.config,
+        height,
+        parentTimestamp: parent.timestamp,
+        verified: opts.verified,
+      });
+      await this.commit(block, height, overlay, lookups, this.score + blockScore(block.baseTarget), []);
+    });
+  }
+
+  /**
+   * Removes the blocks above `toHeight` (at most config.maxRollback below the tip, never the
+   * genesis block) and returns them in chain order. One batch per block: a crash leaves a
+   * consistent chain somewhere between the two heights.
+   */
+  rollback(toHeight: number): Promise<Block[]> {
+    return this.serial.run(async () => {
+      this.assertOpen();
+      this.checkRollbackTarget(toHeight);
+      const removed: Block[] = [];
+      for (let h = this.tip; h > toHeight; h--) {
+        const bytes = await this.db.get(heightKey(Bucket.BLOCK, h));
+        const undo = this.db.getSync(heightKey(Bucket.UNDO, h));
+        if (!bytes || !undo) throw new AnchordError(ErrorCode.STORAGE, `block ${h} or its undo data is missing`);
+        const block = decodeBlock(bytes, this.config.chainIdByte, TRUSTED);
+        const plan = planRollback({ db: this.db, block, height: h, undoBytes: undo });
+        await this.write(plan.ops);
+        plan.apply(this.memory);
+        this.forget(h, block.id);
+        removed.push(block);
+      }
+      return removed.reverse();
+    });
+  }
+
+  private checkRollbackTarget(toHeight: number): void {
+    const fail = (message: string): never => {
+      throw new AnchordError(ErrorCode.INVALID_FIELD, message, { toHeight, height: this.tip });
+    };
+    if (!Number.isSafeInteger(toHeight)) fail(`rollback height ${toHeight} is not an integer`);
+    if (toHeight > this.tip) fail(`cannot roll back to ${toHeight}, above the height ${this.tip}`);
+    if (toHeight < 1) fail("the genesis block cannot be rolled back");
+    if (toHeight < this.tip - this.config.maxRollback) {
+      fail(`cannot roll back ${this.tip - toHeight} blocks: at most ${this.config.maxRollback}`);
+    }
+    for (let h = toHeight + 1; h <= this.tip; h++) {
+      if (this.db.getSync(heightKey(Bucket.UNDO, h)) === undefined) fail(`no undo data kept for block ${h}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.serial.run(async () => {
+      if (this.closed) return;
+      this.closed = true;
+      await this.db.close();
+    });
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  /** The tip's state, answering "already in the chain?" for the block's own ids from the prefetch. */
+  private blockView(lookups: BlockLookups): StateView {
+    return {
+      account: this.view.account,
+      lease: this.view.lease,
+      hasTransaction: (id) => (lookups.ids.has(id) ? lookups.onChain.has(id) : this.hasTransaction(id)),
+    };
+  }
+
+  private async commit(block: Block, height: number, overlay: Overlay, lookups: BlockLookups, score: bigint, extra: BatchOp[]): Promise<void> {
+    const blockBytes = encodeBlock(block);
+    const plan = planBlock({ memory: this.memory, config: this.config, block, height, blockBytes, score, overlay, lookups });
+    await this.write(extra.length ? plan.ops.concat(extra) : plan.ops);
+    plan.apply(this.memory);
+    this.remember(height, { header: headerOnly(block), score });
+  }
+
+  /** Writes ops atomically (a chained batch: cheaper on the main thread than an array batch). */
+  private async write(ops: BatchOp[]): Promise<void> {
+    const batch = this.db.batch();
+    try {
+      for (const op of ops) {
+        if (op.type === "put") batch.put(op.key, op.value);
+        else batch.del(op.key);
+      }
+    } catch (e) {
+      await batch.close().catch(() => undefined);
+      throw storageError(e, "preparing a ledger write failed");
+    }
+    try {
+      await batch.write({ sync: this.sync });
+    } catch (e) {
+      throw storageError(e, "writing to the ledger failed");
+    }
+  }
+
+  private remember(height: number, stored: StoredHeader): void {
+    this.headers.set(height, stored);
+    this.heights.set(stored.header.id, height);
+    const old = this.headers.get(height - HEADER_CACHE);
+    if (old) {
+      this.headers.delete(height - HEADER_CACHE);
+      this.heights.delete(old.header.id);
+    }
+    this.tip = height;
+    this.tipHeader = stored;
+  }
+
+  private forget(height: number, id: string): void {
+    this.headers.delete(height);
+    this.heights.delete(id);
+    this.tip = height - 1;
+    this.tipHeader = this.storedHeader(height - 1);
+  }
+
+  private storedHeader(height: number): StoredHeader | undefined {
+    if (!this.isChainHeight(height)) return undefined;
+    const cached = this.headers.get(height);
+    if (cached) return cached;
+    const v = this.db.getSync(heightKey(Bucket.HEADER, height));
+    return v === undefined ? undefined : decodeStoredHeader(v);
+  }
+
+  private isChainHeight(height: number): boolean {
+    return Number.isSafeInteger(height) && height >= 1 && height <= this.tip;
+  }
+
+  private txRecord(id: string): Uint8Array | undefined {
+    const idBytes = tryBase58Decode(id, 32);
+    return idBytes && this.db.getSync(key(Bucket.TX, idBytes));
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new AnchordError(ErrorCode.STORAGE, "the ledger is closed");
+  }
+}

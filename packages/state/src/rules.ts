@@ -1,0 +1,142 @@
+/**
+ * The stateful rules (PROTOCOL.md §3, §4) as a pure state transition: no I/O, no clock.
+ *
+ * `applyTx` checks everything first and writes only when the transaction is valid, so a failed
+ * transaction leaves the view untouched. Fees are not credited here: the block's total fee goes to
+ * its generator once every transaction of the block is applied (`creditFees`), so a transaction is
+ * valid in a block exactly when it is valid against the state before the block plus the earlier
+ * transactions of the block (which is what the pool checks).
+ *
+ * Funds rule (as LTO/Waves): after a transaction, every account whose available balance it lowers
+ * must keep `regular − leaseOut ≥ 0`. For the sender paying its own fee this is
+ * transfer / lease: amount + fee ≤ available; anchor: fee ≤ available; cancel: fee ≤ available +
+ * the amount the cancel releases. With a sponsor, the sponsor pays the fee and the sender the amount.
+ */
+import { AnchordError, ErrorCode, type Transaction } from "@anchord/protocol";
+import type { AccountState, LeaseInfo, MutableStateView, StateView } from "./types.js";
+
+export interface TxContext {
+  /** Height of the block the transaction goes into. */
+  readonly height: number;
+}
+
+interface Delta {
+  readonly address: string;
+  readonly role: string;
+  regular: bigint;
+  leaseIn: bigint;
+  leaseOut: bigint;
+}
+
+/** Balance changes of one transaction (at most three addresses), checked then written together. */
+class Deltas {
+  readonly list: Delta[] = [];
+
+  add(address: string, role: string, regular: bigint, leaseIn: bigint, leaseOut: bigint): void {
+    for (const d of this.list) {
+      if (d.address === address) {
+        d.regular += regular;
+        d.leaseIn += leaseIn;
+        d.leaseOut += leaseOut;
+        return;
+      }
+    }
+    this.list.push({ address, role, regular, leaseIn, leaseOut });
+  }
+
+  check(view: StateView): void {
+    for (const d of this.list) {
+      const availableChange = d.regular - d.leaseOut;
+      if (availableChange >= 0n && d.regular >= 0n) continue;
+      const a = view.account(d.address);
+      const available = a.regular - a.leaseOut;
+      if (available + availableChange < 0n || a.regular + d.regular < 0n) {
+        throw new AnchordError(
+          ErrorCode.INSUFFICIENT_FUNDS,
+          `${d.role} ${d.address} cannot pay ${-availableChange}: available balance is ${available}`,
+          { address: d.address, required: -availableChange, available },
+        );
+      }
+    }
+  }
+
+  write(view: MutableStateView): void {
+    for (const d of this.list) {
+      const a = view.account(d.address);
+      view.setAccount(d.address, {
+        regular: a.regular + d.regular,
+        leaseIn: a.leaseIn + d.leaseIn,
+        leaseOut: a.leaseOut + d.leaseOut,
+      });
+    }
+  }
+}
+
+function activeLeaseFor(view: StateView, leaseId: string, sender: string): LeaseInfo {
+  const lease = view.lease(leaseId);
+  if (!lease) throw new AnchordError(ErrorCode.LEASE_NOT_FOUND, `lease ${leaseId} does not exist`, { leaseId });
+  if (lease.status !== "active") {
+    throw new AnchordError(ErrorCode.LEASE_NOT_ACTIVE, `lease ${leaseId} is not active (${lease.status})`, { leaseId });
+  }
+  if (lease.sender !== sender) {
+    throw new AnchordError(ErrorCode.LEASE_NOT_OWNER, `lease ${leaseId} belongs to ${lease.sender}, not ${sender}`, {
+      leaseId,
+      owner: lease.sender,
+    });
+  }
+  return lease;
+}
+
+/**
+ * Applies one transaction to `view` or throws AnchordError (ALREADY_IN_CHAIN, INSUFFICIENT_FUNDS,
+ * LEASE_NOT_FOUND, LEASE_NOT_ACTIVE, LEASE_NOT_OWNER, UNSUPPORTED_TYPE for a genesis transaction
+ * outside the genesis block). Returns the fee to credit to the block's generator.
+ */
+export function applyTx(view: MutableStateView, tx: Transaction, ctx: TxContext): bigint {
+  if (view.hasTransaction(tx.id)) {
+    throw new AnchordError(ErrorCode.ALREADY_IN_CHAIN, `transaction ${tx.id} is already in the chain`, { txId: tx.id });
+  }
+  const deltas = new Deltas();
+  let lease: LeaseInfo | undefined;
+  if (tx.type === 1) {
+    if (ctx.height !== 1) {
+      throw new AnchordError(ErrorCode.UNSUPPORTED_TYPE, "genesis transactions are only valid in the genesis block");
+    }
+    deltas.add(tx.recipient, "recipient", tx.amount, 0n, 0n);
+  } else {
+    const payer = tx.sponsor ? tx.sponsor.address : tx.sender;
+    deltas.add(payer, tx.sponsor ? "sponsor" : "sender", -tx.fee, 0n, 0n);
+    switch (tx.type) {
+      case 4:
+        deltas.add(tx.sender, "sender", -tx.amount, 0n, 0n);
+        deltas.add(tx.recipient, "recipient", tx.amount, 0n, 0n);
+        break;
+      case 8:
+        deltas.add(tx.sender, "sender", 0n, 0n, tx.amount);
+        deltas.add(tx.recipient, "recipient", 0n, tx.amount, 0n);
+        lease = { id: tx.id, sender: tx.sender, recipient: tx.recipient, amount: tx.amount, status: "active", height: ctx.height };
+        break;
+      case 9: {
+        const active = activeLeaseFor(view, tx.leaseId, tx.sender);
+        deltas.add(active.sender, "sender", 0n, 0n, -active.amount);
+        deltas.add(active.recipient, "recipient", 0n, -active.amount, 0n);
+        lease = { ...active, status: "canceled", cancelHeight: ctx.height, cancelTxId: tx.id };
+        break;
+      }
+      case 15:
+        break;
+    }
+  }
+  deltas.check(view);
+  deltas.write(view);
+  if (lease) view.setLease(lease);
+  view.addTransaction(tx.id);
+  return tx.fee;
+}
+
+/** Credits a block's total fee to its generator's regular balance. */
+export function creditFees(view: MutableStateView, generator: string, total: bigint): void {
+  if (total === 0n) return;
+  const a: AccountState = view.account(generator);
+  view.setAccount(generator, { regular: a.regular + total, leaseIn: a.leaseIn, leaseOut: a.leaseOut });
+}
