@@ -1,1 +1,12 @@
-export {};
+export * from "./node.js";
+export * from "./options.js";
+export * from "./logger.js";
+export * from "./wallet.js";
+export * from "./pool.js";
+export * from "./chain.js";
+export * from "./generator.js";
+export * from "./sync.js";
+export * from "./gossip.js";
+export * from "./anchoring.js";
+export * from "./metrics.js";
+export * from "./backend.js";

@@ -1,0 +1,41 @@
+/** Thin wrapper over node:util parseArgs with help text and clear errors. */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+export type Options = NonNullable<ParseArgsConfig["options"]>;
+
+export class UsageError extends Error {}
+
+export function parse<T extends Options>(argv: string[], options: T, help: string): { values: Record<string, unknown>; positionals: string[] } | undefined {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(help);
+    return undefined;
+  }
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    return { values: values as Record<string, unknown>, positionals };
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\n\n${help}`);
+  }
+}
+
+export function intOption(values: Record<string, unknown>, name: string, fallback: number, min: number, max: number): number {
+  const raw = values[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max} (got '${String(raw)}')`);
+  return n;
+}
+
+export function numberOption(values: Record<string, unknown>, name: string, fallback: number, min: number, max: number): number {
+  const raw = values[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name} must be a number from ${min} to ${max} (got '${String(raw)}')`);
+  return n;
+}
+
+export function listOption(values: Record<string, unknown>, name: string): string[] {
+  const raw = values[name];
+  const items = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+  return items.flatMap((s) => String(s).split(",")).map((s) => s.trim()).filter(Boolean);
+}

@@ -1,0 +1,225 @@
+/**
+ * `anchord devnet`: a local network of N generator nodes, each its own `anchord start` process.
+ * Fresh data under devnet/.data, a genesis stamped with the current time, node i's API on
+ * 6869+i and libp2p on 7869+i (--base-port moves both), devnet.json describing the network while
+ * it runs, and a clean stop of every node on Ctrl-C.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { genesisToJson, stringifyJson, parseJson } from "@anchord/protocol";
+import { loadOrCreatePeerKey } from "@anchord/network";
+import { buildGenesis } from "./genesis.js";
+import { intOption, numberOption, parse, UsageError } from "../args.js";
+
+const HELP = `Usage: npm run devnet -- [options]     (or: anchord devnet [options])
+
+Starts a local network of generator nodes as separate processes, with fresh data and a genesis
+stamped with the current time. Node i serves its HTTP API on http://127.0.0.1:(6869+i).
+Ctrl-C stops every node cleanly.
+
+Options:
+  --nodes <n>          number of nodes, 1 to 10 (default 3)
+  --api-token <t>      every node requires this token on POST /hash and wallet-signing routes
+  --block-time <s>     average block delay in seconds (default 3)
+  --name <name>        network name (anchors are typed <name>DataTransaction; default Anchord)
+  --data-root <dir>    where data goes (default devnet/.data in the repository)
+  --api-port <p>       API port of node 0 (default 6869); node i uses p+i
+  --p2p-port <p>       libp2p port of node 0 (default 7869); node i uses p+i
+  --log-level <l>      log level of the nodes (default info)
+`;
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** Repository root (packages/cli/dist/commands → ../../../..). */
+export const repoRoot = resolve(here, "../../../..");
+const binPath = resolve(here, "../bin.js");
+
+export interface DevnetAccount {
+  seed: string;
+  address: string;
+  publicKey: string;
+  balance: bigint;
+  node: number | null;
+}
+
+export function loadDevnetAccounts(): DevnetAccount[] {
+  return parseJson(readFileSync(join(repoRoot, "devnet", "accounts.json"), "utf8")) as unknown as DevnetAccount[];
+}
+
+export interface DevnetNodeInfo {
+  index: number;
+  api: string;
+  multiaddr: string;
+  peerId: string;
+  dataDir: string;
+  address: string;
+  log: string;
+}
+
+async function waitHealthy(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`node exited with code ${child.exitCode} before serving ${url}`);
+    try {
+      const r = await fetch(`${url}/node/status`);
+      if (r.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`node at ${url} did not answer within ${timeoutMs / 1000}s`);
+}
+
+export async function devnetCommand(argv: string[]): Promise<number> {
+  const parsed = parse(
+    argv,
+    {
+      nodes: { type: "string" },
+      "api-token": { type: "string" },
+      "block-time": { type: "string" },
+      name: { type: "string" },
+      "data-root": { type: "string" },
+      "api-port": { type: "string" },
+      "p2p-port": { type: "string" },
+      "log-level": { type: "string" },
+    },
+    HELP,
+  );
+  if (!parsed) return 0;
+  const v = parsed.values;
+  const n = intOption(v, "nodes", 3, 1, 10);
+  const blockTimeMs = Math.round(numberOption(v, "block-time", 3, 0.2, 600) * 1000);
+  const apiPort = intOption(v, "api-port", 6869, 1, 65525);
+  const p2pPort = intOption(v, "p2p-port", 7869, 1, 65525);
+  const token = v["api-token"] as string | undefined;
+  if (token !== undefined && token.length === 0) throw new UsageError("--api-token must not be empty");
+  const root = resolve((v["data-root"] as string | undefined) ?? join(repoRoot, "devnet", ".data"));
+
+  // Fresh data every time.
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+
+  const accounts = loadDevnetAccounts();
+  const genesis = buildGenesis({
+    chainId: "D",
+    name: (v.name as string | undefined) ?? "Anchord",
+    blockTimeMs,
+    balances: accounts.map((a) => ({ address: a.address, amount: BigInt(a.balance) })),
+    generators: accounts.filter((a) => a.node !== null && a.node < n).map((a) => a.address),
+  });
+  const genesisPath = join(root, "genesis.json");
+  writeFileSync(genesisPath, `${stringifyJson(genesisToJson(genesis), 2)}\n`);
+
+  const nodes: DevnetNodeInfo[] = [];
+  for (let i = 0; i < n; i++) {
+    const dataDir = join(root, `node-${i}`);
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const { peerId } = await loadOrCreatePeerKey(join(dataDir, "peer-key"));
+    const account = accounts.find((a) => a.node === i)!;
+    nodes.push({
+      index: i,
+      api: `http://127.0.0.1:${apiPort + i}`,
+      multiaddr: `/ip4/127.0.0.1/tcp/${p2pPort + i}/p2p/${peerId}`,
+      peerId,
+      dataDir,
+      address: account.address,
+      log: join(dataDir, "node.log"),
+    });
+  }
+
+  const children: ChildProcess[] = [];
+  let stopping = false;
+  const stopAll = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write("\nStopping the devnet…\n");
+    await Promise.all(
+      children.map(
+        (c) =>
+          new Promise<void>((done) => {
+            if (c.exitCode !== null || c.signalCode !== null) return done();
+            const kill = setTimeout(() => c.kill("SIGKILL"), 15_000);
+            c.once("exit", () => {
+              clearTimeout(kill);
+              done();
+            });
+            c.kill("SIGTERM");
+          }),
+      ),
+    );
+    rmSync(join(root, "devnet.json"), { force: true });
+    process.stdout.write("All nodes stopped.\n");
+  };
+
+  for (const node of nodes) {
+    const account = accounts.find((a) => a.node === node.index)!;
+    const args = [
+      binPath,
+      "start",
+      "--genesis", genesisPath,
+      "--data-dir", node.dataDir,
+      "--api-port", String(apiPort + node.index),
+      "--p2p-port", String(p2pPort + node.index),
+      "--name", `node-${node.index}`,
+      "--exit-with-parent",
+      "--log-level", (v["log-level"] as string | undefined) ?? "info",
+    ];
+    for (const other of nodes) if (other !== node) args.push("--bootstrap", other.multiaddr);
+    if (token) args.push("--api-token", token);
+    const out = openSync(node.log, "a");
+    const child = spawn(process.execPath, args, {
+      stdio: ["ignore", out, out],
+      env: { ...process.env, ANCHORD_WALLET_SEED: account.seed },
+    });
+    closeSync(out);
+    child.on("exit", (code, signal) => {
+      if (!stopping) process.stdout.write(`node-${node.index} exited (${signal ?? code}); see ${node.log}\n`);
+    });
+    children.push(child);
+  }
+
+  process.on("SIGINT", () => void stopAll().then(() => process.exit(0)));
+  process.on("SIGTERM", () => void stopAll().then(() => process.exit(0)));
+
+  try {
+    await Promise.all(nodes.map((node, i) => waitHealthy(node.api, children[i]!, 60_000)));
+  } catch (e) {
+    process.stderr.write(`devnet: ${(e as Error).message}\n`);
+    await stopAll();
+    return 1;
+  }
+
+  writeFileSync(
+    join(root, "devnet.json"),
+    `${JSON.stringify({ chainId: "D", network: genesis.config.name, blockTimeMs, genesis: genesisPath, apiToken: token ? true : false, nodes }, null, 2)}\n`,
+  );
+  const table = nodes.map((node) => `  node-${node.index}  ${node.api.padEnd(24)} ${node.address}  ${node.multiaddr}`).join("\n");
+  process.stdout.write(
+    `anchord devnet: ${n} node(s), chain id D, block time ${blockTimeMs / 1000}s\n` +
+      `  node    API                      wallet address                        libp2p\n${table}\n` +
+      `Genesis: ${genesisPath}\nNetwork description: ${join(root, "devnet.json")}\nLogs: ${join(root, "node-<i>", "node.log")}\n` +
+      `Press Ctrl-C to stop.\n`,
+  );
+
+  // A short heartbeat: heights of all nodes every 10 s.
+  const heartbeat = setInterval(async () => {
+    const heights = await Promise.all(
+      nodes.map(async (node) => {
+        try {
+          const r = await fetch(`${node.api}/node/status`);
+          const s = (await r.json()) as { blockchainHeight: number; peers?: number };
+          return `${s.blockchainHeight}`;
+        } catch {
+          return "down";
+        }
+      }),
+    );
+    if (!stopping) process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] heights: ${heights.join(" ")}\n`);
+  }, 10_000);
+  heartbeat.unref();
+  await new Promise<void>(() => undefined);
+  return 0;
+}
+

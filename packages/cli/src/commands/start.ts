@@ -1,0 +1,121 @@
+/** `anchord start`: runs one node until SIGINT/SIGTERM. */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { isAnchordError, loadGenesisFile } from "@anchord/protocol";
+import { Node, createLogger, defaultNodeOptions } from "@anchord/node";
+import { intOption, listOption, parse, UsageError } from "../args.js";
+
+const HELP = `Usage: anchord start --genesis <file> [options]
+
+Runs a node: stores the chain in <data-dir>, serves the HTTP API, joins peers over libp2p and,
+when its wallet holds an account with enough generating balance, forges blocks.
+
+Options:
+  --genesis <file>          genesis file of the network (required)
+  --data-dir <dir>          where the chain, pool, wallet and peer key live (default ./anchord-data)
+  --api-host <host>         HTTP listen address (default 127.0.0.1; other hosts need --api-token)
+  --api-port <port>         HTTP port (default 6869)
+  --api-token <token>       require this token (Authorization: Bearer / X-API-Key) on POST /hash and
+                            wallet-signing routes; also read from ANCHORD_API_TOKEN
+  --no-rate-limit           disable the per-client rate limit on write routes
+  --p2p-host <host>         libp2p listen address (default 127.0.0.1)
+  --p2p-port <port>         libp2p TCP port (default 6868; 0 picks a free one)
+  --announce-host <host>    address peers should dial, when it differs from --p2p-host
+  --bootstrap <multiaddr>   peer to join, ending in /p2p/<peerId> (repeatable or comma-separated)
+  --wallet-seed <seed>      add this seed phrase to the wallet (repeatable); also ANCHORD_WALLET_SEED
+  --wallet-seed-file <file> read seed phrases from a file, one per line
+  --wallet-password <pw>    encrypt the wallet at rest (scrypt + AES-256-GCM); also ANCHORD_WALLET_PASSWORD
+  --no-generate             never forge blocks
+  --log-level <level>       trace|debug|info|warn|error (default info)
+  --name <name>             name shown in the logs
+  --exit-with-parent        stop when the parent process exits (used by devnet)
+  -h, --help                this help
+`;
+
+export async function startCommand(argv: string[]): Promise<number | void> {
+  const parsed = parse(
+    argv,
+    {
+      genesis: { type: "string" },
+      "data-dir": { type: "string" },
+      "api-host": { type: "string" },
+      "api-port": { type: "string" },
+      "api-token": { type: "string" },
+      "no-rate-limit": { type: "boolean" },
+      "p2p-host": { type: "string" },
+      "p2p-port": { type: "string" },
+      "announce-host": { type: "string" },
+      bootstrap: { type: "string", multiple: true },
+      "wallet-seed": { type: "string", multiple: true },
+      "wallet-seed-file": { type: "string" },
+      "wallet-password": { type: "string" },
+      "no-generate": { type: "boolean" },
+      "log-level": { type: "string" },
+      name: { type: "string" },
+      "exit-with-parent": { type: "boolean" },
+    },
+    HELP,
+  );
+  if (!parsed) return 0;
+  const v = parsed.values;
+  if (typeof v.genesis !== "string") throw new UsageError(`--genesis is required\n\n${HELP}`);
+  const genesis = loadGenesisFile(resolve(v.genesis));
+  const seeds = [...((v["wallet-seed"] as string[] | undefined) ?? [])];
+  if (process.env.ANCHORD_WALLET_SEED) seeds.push(process.env.ANCHORD_WALLET_SEED);
+  if (typeof v["wallet-seed-file"] === "string") {
+    seeds.push(...readFileSync(v["wallet-seed-file"], "utf8").split("\n").map((s) => s.trim()).filter(Boolean));
+  }
+  const token = (v["api-token"] as string | undefined) ?? process.env.ANCHORD_API_TOKEN;
+  const logger = createLogger({ name: v.name as string | undefined, level: v["log-level"] as string | undefined });
+  let node: Node;
+  try {
+    node = await Node.start(
+      {
+        dataDir: resolve((v["data-dir"] as string | undefined) ?? "anchord-data"),
+        genesis,
+        api: {
+          host: (v["api-host"] as string | undefined) ?? defaultNodeOptions.apiHost,
+          port: intOption(v, "api-port", defaultNodeOptions.apiPort, 0, 65535),
+          token: token || undefined,
+          rateLimit: v["no-rate-limit"] ? false : undefined,
+        },
+        p2p: {
+          host: (v["p2p-host"] as string | undefined) ?? defaultNodeOptions.p2pHost,
+          port: intOption(v, "p2p-port", defaultNodeOptions.p2pPort, 0, 65535),
+          announceHost: v["announce-host"] as string | undefined,
+          bootstrap: listOption(v, "bootstrap"),
+        },
+        walletSeeds: seeds,
+        walletPassword: (v["wallet-password"] as string | undefined) ?? process.env.ANCHORD_WALLET_PASSWORD,
+        generate: !v["no-generate"],
+        name: v.name as string | undefined,
+      },
+      logger,
+    );
+  } catch (e) {
+    const message = isAnchordError(e) ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
+    logger.fatal({ err: message }, "Node failed to start");
+    logger.flush?.();
+    process.stderr.write(`anchord: cannot start: ${message}\n`);
+    return 1;
+  }
+  await new Promise<void>((done) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, "Shutting down");
+      node.stop().then(done, done);
+    };
+    process.on("SIGINT", () => stop("SIGINT"));
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    if (v["exit-with-parent"]) {
+      const parent = process.ppid;
+      setInterval(() => {
+        if (process.ppid !== parent) stop("parent-exit");
+      }, 1000).unref();
+    }
+  });
+  logger.flush?.();
+  return 0;
+}

@@ -1,0 +1,122 @@
+/**
+ * The anchoring batcher behind `POST /hash`: concurrent requests are gathered into anchor
+ * transactions of up to 100 hashes, signed by the wallet's primary account, and admitted to the
+ * pool (durably) before any request is answered. A hash that is already anchored on chain or
+ * pending in the pool is answered with the existing transaction and creates nothing new.
+ *
+ * Flushing: when no transaction is being built the first hash starts a batch that closes after
+ * `lingerMs` (or at 100 hashes); requests arriving while a batch is being signed/persisted wait
+ * for the next batch. Under load this fills batches; when idle a request waits ~lingerMs.
+ */
+import { toHex } from "@anchord/crypto";
+import { AnchordError, ErrorCode, createTx, minFee, signTx, type AnchorTx } from "@anchord/protocol";
+import type { Ledger } from "@anchord/state";
+import type { TxPool } from "./pool.js";
+import type { Wallet } from "./wallet.js";
+import type { Logger } from "./logger.js";
+
+export const MAX_ANCHORS_PER_TX = 100;
+
+interface Waiter {
+  hash: Uint8Array;
+  resolve(txId: string): void;
+  reject(e: unknown): void;
+}
+
+export class AnchorBatcher {
+  private queue: Waiter[] = [];
+  /** hex(hash) → promise of the tx id, for hashes in a batch not yet pooled */
+  private inflight = new Map<string, Promise<string>>();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing = false;
+  private lastTimestamp = 0;
+
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly pool: TxPool,
+    private readonly wallet: Wallet,
+    private readonly logger: Logger,
+    private readonly lingerMs = 5,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Resolves with the id of the (new or existing) transaction anchoring `hash`. */
+  anchor(hash: Uint8Array): Promise<string> {
+    const onChain = this.ledger.anchor(hash);
+    if (onChain) return Promise.resolve(onChain.txId);
+    const pending = this.pool.pendingAnchor(hash);
+    if (pending) return Promise.resolve(pending);
+    const key = toHex(hash);
+    const existing = this.inflight.get(key);
+    if (existing) return existing;
+    if (!this.wallet.primary()) return Promise.reject(new AnchordError(ErrorCode.SENDER_NOT_IN_WALLET, "this node has no wallet account to sign anchors with"));
+    const p = new Promise<string>((resolve, reject) => this.queue.push({ hash, resolve, reject }));
+    this.inflight.set(key, p);
+    p.then(
+      () => this.inflight.delete(key),
+      () => this.inflight.delete(key),
+    );
+    this.schedule();
+    return p;
+  }
+
+  private schedule(): void {
+    if (this.flushing || this.timer) return;
+    if (this.queue.length >= MAX_ANCHORS_PER_TX) {
+      void this.flush();
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.lingerMs);
+  }
+
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_ANCHORS_PER_TX);
+        await this.submit(batch);
+      }
+    } finally {
+      this.flushing = false;
+      if (this.queue.length) this.schedule();
+    }
+  }
+
+  private async submit(batch: Waiter[]): Promise<void> {
+    const account = this.wallet.primary()!;
+    // Timestamps strictly increase so two batches never collide on an id.
+    const timestamp = Math.max(this.now(), this.lastTimestamp + 1);
+    this.lastTimestamp = timestamp;
+    try {
+      const unsigned = createTx(
+        { type: 15, timestamp, fee: 0n, senderPublicKey: account.keyPair.publicKey, anchors: batch.map((w) => w.hash) },
+        this.ledger.config.chainIdByte,
+      );
+      const fee = minFee(unsigned, this.ledger.config.minFees);
+      const tx = signTx(
+        createTx({ type: 15, timestamp, fee, senderPublicKey: account.keyPair.publicKey, anchors: batch.map((w) => w.hash) }, this.ledger.config.chainIdByte) as AnchorTx,
+        account.keyPair,
+      );
+      await this.pool.add(tx);
+      this.logger.debug({ txId: tx.id, anchors: batch.length }, "Anchor transaction pooled");
+      for (const w of batch) w.resolve(tx.id);
+    } catch (e) {
+      this.logger.warn({ err: e instanceof Error ? e.message : String(e), anchors: batch.length }, "Anchor batch failed");
+      for (const w of batch) w.reject(e);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
+}

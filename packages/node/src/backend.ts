@@ -1,0 +1,143 @@
+/** The node's implementation of the HTTP interface's `ApiBackend`. */
+import { AnchordError, ErrorCode, createTx, signTx, type Block, type CancelLeaseTx, type LeaseTx, type SignedTx, type Transaction } from "@anchord/protocol";
+import type { ApiBackend, AnchorStatus, BalanceSnapshot, CancelLeaseRequest, LeaseRequest, MetricsText, NodeStatus, PeerInfo } from "@anchord/api";
+import type { Node } from "./node.js";
+
+export const NODE_VERSION = "anchord 0.1.0";
+
+export class NodeBackend implements ApiBackend {
+  constructor(private readonly node: Node) {}
+
+  get config() {
+    return this.node.ledger.config;
+  }
+
+  async anchor(hash: Uint8Array): Promise<{ txId: string }> {
+    return { txId: await this.node.anchoring.anchor(hash) };
+  }
+
+  anchorStatus(hash: Uint8Array): AnchorStatus | undefined {
+    const onChain = this.node.ledger.anchor(hash);
+    if (onChain) return onChain;
+    const pending = this.node.pool.pendingAnchor(hash);
+    return pending ? { txId: pending } : undefined;
+  }
+
+  balances(address: string): BalanceSnapshot {
+    return this.node.ledger.balances(address);
+  }
+
+  generatingBalance(address: string): bigint {
+    return this.node.ledger.generatingBalance(address);
+  }
+
+  minRegularBalance(address: string, confirmations: number): bigint {
+    return this.node.ledger.minRegularBalance(address, confirmations);
+  }
+
+  minEffectiveBalance(address: string, confirmations: number): bigint {
+    return this.node.ledger.minEffectiveBalance(address, confirmations);
+  }
+
+  async broadcast(tx: SignedTx): Promise<void> {
+    await this.node.submit(tx);
+  }
+
+  private account(sender: string) {
+    const account = this.node.wallet.get(sender);
+    if (!account) throw new AnchordError(ErrorCode.SENDER_NOT_IN_WALLET, `this node's wallet holds no key for ${sender}`);
+    return account;
+  }
+
+  async signLease(req: LeaseRequest): Promise<LeaseTx> {
+    const account = this.account(req.sender);
+    const config = this.config;
+    const fields = { type: 8 as const, timestamp: Date.now(), fee: req.fee ?? config.minFees.lease, senderPublicKey: account.keyPair.publicKey, recipient: req.recipient, amount: req.amount };
+    const tx = signTx(createTx(fields, config.chainIdByte) as LeaseTx, account.keyPair);
+    await this.node.submit(tx);
+    return tx;
+  }
+
+  async signCancel(req: CancelLeaseRequest): Promise<CancelLeaseTx> {
+    const account = this.account(req.sender);
+    const config = this.config;
+    const fields = { type: 9 as const, timestamp: Date.now(), fee: req.fee ?? config.minFees.cancelLease, senderPublicKey: account.keyPair.publicKey, leaseId: req.leaseId };
+    const tx = signTx(createTx(fields, config.chainIdByte) as CancelLeaseTx, account.keyPair);
+    await this.node.submit(tx);
+    return tx;
+  }
+
+  walletAddresses(): readonly string[] {
+    return this.node.wallet.addresses();
+  }
+
+  transaction(id: string) {
+    return this.node.ledger.getTransaction(id);
+  }
+
+  leaseStatus(id: string): "active" | "canceled" | undefined {
+    return this.node.ledger.lease(id)?.status;
+  }
+
+  unconfirmed(): readonly Transaction[] {
+    return this.node.pool.all();
+  }
+
+  activeLeases(address: string): readonly { tx: LeaseTx; height: number }[] {
+    const out: { tx: LeaseTx; height: number }[] = [];
+    for (const lease of this.node.ledger.activeLeases(address)) {
+      const found = this.node.ledger.getTransaction(lease.id);
+      if (found && found.tx.type === 8) out.push({ tx: found.tx, height: found.height });
+    }
+    return out;
+  }
+
+  height(): number {
+    return this.node.ledger.height;
+  }
+
+  block(height: number): Promise<Block | undefined> {
+    return this.node.ledger.getBlock(height);
+  }
+
+  blockHeightById(id: string): number | undefined {
+    return this.node.ledger.heightOf(id);
+  }
+
+  baseTarget(): bigint {
+    return this.node.ledger.lastHeader.baseTarget;
+  }
+
+  status(): NodeStatus {
+    const ledger = this.node.ledger;
+    const ts = ledger.lastHeader.timestamp;
+    return {
+      blockchainHeight: ledger.height,
+      stateHeight: ledger.height,
+      updatedTimestamp: ts,
+      updatedDate: new Date(ts).toISOString(),
+      chainId: ledger.config.chainId,
+      network: ledger.config.name,
+      lastBlockId: ledger.lastHeader.id,
+      score: ledger.score,
+      peers: this.node.network?.connectedPeers().length ?? 0,
+      poolSize: this.node.pool.size,
+      syncing: this.node.sync?.behind ?? false,
+      peerId: this.node.network?.peerId ?? null,
+      version: NODE_VERSION,
+    };
+  }
+
+  version(): string {
+    return NODE_VERSION;
+  }
+
+  peers(): readonly PeerInfo[] {
+    return this.node.network?.connectedPeers() ?? [];
+  }
+
+  metrics(): Promise<MetricsText> {
+    return this.node.metrics.text();
+  }
+}
+

@@ -1,0 +1,159 @@
+/**
+ * The chain manager: the only writer of the ledger. It validates blocks (consensus, then every
+ * transaction rule inside `Ledger.applyBlock`), applies them one at a time, chooses between forks
+ * by cumulative score, and performs reorganisations of at most `maxRollback` blocks, giving the
+ * transactions of dropped blocks back to the pool.
+ */
+import { base58Encode, equalBytes } from "@anchord/crypto";
+import { AnchordError, ErrorCode, isAnchordError, type Block, type SignedTx } from "@anchord/protocol";
+import { blockScore, validateBlockConsensus } from "@anchord/consensus";
+import type { Ledger } from "@anchord/state";
+import type { TxPool } from "./pool.js";
+import type { Logger } from "./logger.js";
+import { Mutex } from "./mutex.js";
+import { verifyTransactions } from "./verify.js";
+
+export type BlockSource = "local" | "gossip" | "sync";
+
+export type ProcessResult =
+  | { status: "applied" }
+  | { status: "known" }
+  /** parent unknown: the sender is ahead or on another fork; sync with it */
+  | { status: "orphan" }
+  /** a valid fork block that does not beat our score */
+  | { status: "ignored" };
+
+export interface ChainEvents {
+  onApplied?(block: Block, height: number, source: BlockSource): void;
+  onReorg?(info: { fromHeight: number; commonHeight: number; toHeight: number; dropped: number }): void;
+  /** Transactions of dropped blocks that went back into the pool (to be gossiped again). */
+  onReturned?(txs: readonly SignedTx[]): void;
+}
+
+export class Chain {
+  private readonly mutex = new Mutex();
+  private readonly listeners: ChainEvents[] = [];
+
+  constructor(
+    readonly ledger: Ledger,
+    private readonly pool: TxPool,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  on(events: ChainEvents): void {
+    this.listeners.push(events);
+  }
+
+  /** Serialises work that must see a stable tip (block production). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.mutex.run(fn);
+  }
+
+  /** Validates a block against its parent (consensus only). Throws AnchordError. */
+  private validateConsensus(block: Block, parentHeight: number): void {
+    const parent = this.ledger.headerAt(parentHeight);
+    if (!parent) throw new AnchordError(ErrorCode.BLOCK_UNKNOWN_PARENT, `no block at height ${parentHeight}`);
+    validateBlockConsensus(block, { header: parent, height: parentHeight }, this.ledger, this.ledger.config, this.now());
+  }
+
+  /** Verifies (in bulk, off the main thread when large) the signatures the cache does not know. */
+  private async verifySignatures(block: Block): Promise<void> {
+    const bad = await verifyTransactions(block.transactions, this.pool.verified);
+    if (bad.length) {
+      throw new AnchordError(ErrorCode.BLOCK_INVALID_TX, `block ${block.id} carries a transaction with an invalid signature (${bad[0]})`, { txId: bad[0], cause: ErrorCode.INVALID_SIGNATURE });
+    }
+  }
+
+  private async applyValidated(block: Block, source: BlockSource): Promise<void> {
+    await this.verifySignatures(block);
+    await this.ledger.applyBlock(block, { verified: (id) => this.pool.verified.has(id) });
+    const height = this.ledger.height;
+    for (const tx of block.transactions) this.pool.verified.add(tx.id);
+    await this.pool.afterLedgerChange();
+    for (const l of this.listeners) l.onApplied?.(block, height, source);
+  }
+
+  /** Processes one block from any source. Throws AnchordError when the block is invalid. */
+  processBlock(block: Block, source: BlockSource): Promise<ProcessResult> {
+    return this.mutex.run(() => this.processLocked(block, source));
+  }
+
+  private async processLocked(block: Block, source: BlockSource): Promise<ProcessResult> {
+    const ledger = this.ledger;
+    if (ledger.heightOf(block.id) !== undefined) return { status: "known" };
+    const parentId = base58Encode(block.reference);
+    const parentHeight = ledger.heightOf(parentId);
+    if (parentHeight === undefined) return { status: "orphan" };
+    if (parentHeight === ledger.height) {
+      this.validateConsensus(block, parentHeight);
+      await this.applyValidated(block, source);
+      return { status: "applied" };
+    }
+    // A competing block on an earlier parent: switch only if it beats our cumulative score.
+    const forkScore = ledger.scoreAt(parentHeight)! + blockScore(block.baseTarget);
+    if (forkScore <= ledger.score) return { status: "ignored" };
+    await this.switchLocked(parentHeight, [block], source);
+    return { status: "applied" };
+  }
+
+  /**
+   * Switches to a fork: `blocks` follow our block at `commonHeight`. Applies them only if their
+   * cumulative score beats ours; on any invalid block restores the previous chain and throws.
+   */
+  switchFork(commonHeight: number, blocks: readonly Block[], source: BlockSource = "sync"): Promise<boolean> {
+    return this.mutex.run(async () => {
+      const ledger = this.ledger;
+      if (blocks.length === 0) return false;
+      if (commonHeight === ledger.height) {
+        for (const b of blocks) {
+          if (ledger.heightOf(b.id) !== undefined) continue;
+          this.validateConsensus(b, ledger.height);
+          await this.applyValidated(b, source);
+        }
+        return true;
+      }
+      let score = ledger.scoreAt(commonHeight)!;
+      for (const b of blocks) score += blockScore(b.baseTarget);
+      if (score <= ledger.score) return false;
+      await this.switchLocked(commonHeight, blocks, source);
+      return true;
+    });
+  }
+
+  private async switchLocked(commonHeight: number, blocks: readonly Block[], source: BlockSource): Promise<void> {
+    const ledger = this.ledger;
+    const fromHeight = ledger.height;
+    if (fromHeight - commonHeight > ledger.config.maxRollback) {
+      throw new AnchordError(ErrorCode.BLOCK_UNKNOWN_PARENT, `fork point ${commonHeight} is deeper than ${ledger.config.maxRollback} blocks`);
+    }
+    if (!equalBytes(blocks[0]!.reference, ledger.headerAt(commonHeight)!.idBytes)) {
+      throw new AnchordError(ErrorCode.BLOCK_UNKNOWN_PARENT, "fork does not start at the common block");
+    }
+    const dropped = await ledger.rollback(commonHeight);
+    try {
+      for (const b of blocks) {
+        this.validateConsensus(b, ledger.height);
+        await this.verifySignatures(b);
+        await ledger.applyBlock(b, { verified: (id) => this.pool.verified.has(id) });
+        for (const tx of b.transactions) this.pool.verified.add(tx.id);
+      }
+    } catch (e) {
+      // Restore our chain exactly as it was.
+      await ledger.rollback(commonHeight);
+      for (const b of dropped) await ledger.applyBlock(b, { verified: () => true });
+      await this.pool.afterLedgerChange();
+      this.logger.warn({ commonHeight, err: isAnchordError(e) ? e.code : String(e) }, "Fork rejected, previous chain restored");
+      throw e;
+    }
+    const returned = await this.pool.afterLedgerChange(dropped.flatMap((b) => b.transactions));
+    const info = { fromHeight, commonHeight, toHeight: ledger.height, dropped: dropped.length };
+    this.logger.info(info, "Chain reorganised to a fork with a higher score");
+    for (const l of this.listeners) {
+      l.onReorg?.(info);
+      if (returned.length) l.onReturned?.(returned);
+      let h = commonHeight;
+      for (const b of blocks) l.onApplied?.(b, ++h, source);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The Fair PoS block generator. After every change of the tip it computes, for each wallet
+ * account whose generating balance reaches the minimum, the earliest moment it may forge on the
+ * current tip (parent timestamp + delay from its hit), and arms one timer for the earliest of them.
+ * When the timer fires on an unchanged tip it forges a block with the pool's transactions, applies
+ * it through the chain manager and hands it to `publish`. A node with no eligible key never forges.
+ */
+import { equalBytes } from "@anchord/crypto";
+import { createBlock, type Block } from "@anchord/protocol";
+import { expectedBlockFields, type ExpectedBlockFields } from "@anchord/consensus";
+import type { Chain } from "./chain.js";
+import type { TxPool } from "./pool.js";
+import type { Wallet, WalletAccount } from "./wallet.js";
+import type { Logger } from "./logger.js";
+
+export interface Slot {
+  account: WalletAccount;
+  timestamp: number;
+  fields: ExpectedBlockFields;
+}
+
+export class Generator {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private forging = false;
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly pool: TxPool,
+    private readonly wallet: Wallet,
+    private readonly publish: (block: Block) => void,
+    private readonly logger: Logger,
+    private readonly opts: { maxTransactions: number; canForge?: () => boolean } = { maxTransactions: 5000 },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.reschedule();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The earliest slot among the wallet's eligible accounts on the current tip. */
+  nextSlot(): Slot | undefined {
+    const ledger = this.chain.ledger;
+    const parent = { header: ledger.lastHeader, height: ledger.height };
+    let best: Slot | undefined;
+    for (const account of this.wallet.accounts) {
+      const fields = expectedBlockFields(parent, account.keyPair.publicKey, ledger, ledger.config);
+      if (!fields.eligible || !Number.isFinite(fields.earliestTimestamp)) continue;
+      if (!best || fields.earliestTimestamp < best.timestamp) best = { account, timestamp: fields.earliestTimestamp, fields };
+    }
+    return best;
+  }
+
+  /** Re-arms the timer for the current tip; call after every tip change. */
+  reschedule(): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const slot = this.nextSlot();
+    if (!slot) return;
+    const tipId = this.chain.ledger.lastHeader.idBytes;
+    const wait = Math.max(0, slot.timestamp - this.now());
+    this.timer = setTimeout(() => void this.forge(slot, tipId), Math.min(wait, 2 ** 31 - 1));
+  }
+
+  private async forge(slot: Slot, tipId: Uint8Array): Promise<void> {
+    this.timer = undefined;
+    if (this.stopped || this.forging) return;
+    if (this.opts.canForge && !this.opts.canForge()) {
+      // e.g. still syncing: look again shortly
+      this.timer = setTimeout(() => this.reschedule(), 500);
+      return;
+    }
+    this.forging = true;
+    try {
+      const block = await this.chain.exclusive(async () => this.build(slot, tipId));
+      if (!block) return;
+      const result = await this.chain.processBlock(block, "local");
+      if (result.status === "applied") {
+        this.logger.info(
+          { height: this.chain.ledger.height, id: block.id, txs: block.transactions.length, generator: slot.account.address },
+          "Block forged",
+        );
+        this.publish(block);
+      }
+    } catch (e) {
+      this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, "Forging failed");
+    } finally {
+      this.forging = false;
+      if (!this.stopped && !this.timer) this.reschedule();
+    }
+  }
+
+  private build(slot: Slot, tipId: Uint8Array): Block | undefined {
+    const ledger = this.chain.ledger;
+    const tip = ledger.lastHeader;
+    if (!equalBytes(tip.idBytes, tipId)) return undefined; // the tip moved meanwhile
+    const timestamp = Math.max(slot.timestamp, this.now());
+    return createBlock(
+      {
+        timestamp,
+        reference: tip.idBytes,
+        baseTarget: slot.fields.baseTargetAt(timestamp),
+        generationSignature: slot.fields.generationSignature,
+        transactions: this.pool.select(this.opts.maxTransactions, timestamp),
+      },
+      slot.account.keyPair,
+      ledger.config.chainIdByte,
+    );
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * What the node does with gossip: decoding and validating transaction batches and blocks, with
+ * verdicts for gossipsub (accept → forwarded; ignore; reject → the sender's score drops).
+ * Checks run cheapest first: size (network layer) → decode → seen → rules → signature → state.
+ *
+ * Transaction batch message: count(u16) ‖ {length(u32) ‖ signed tx bytes}*.
+ */
+import { AnchordError, ErrorCode, decodeBlock, decodeTx, encodeTx, isAnchordError, isSignedTx, type SignedTx } from "@anchord/protocol";
+import type { GossipVerdict } from "@anchord/network";
+import type { Chain } from "./chain.js";
+import { verifyTransactions } from "./verify.js";
+import type { TxPool } from "./pool.js";
+import type { Logger } from "./logger.js";
+
+export const MAX_TXS_PER_MESSAGE = 1000;
+
+export function encodeTxBatch(txs: readonly SignedTx[]): Uint8Array {
+  const parts = txs.map((tx) => encodeTx(tx));
+  const out = new Uint8Array(2 + parts.reduce((n, p) => n + 4 + p.length, 0));
+  const view = new DataView(out.buffer);
+  view.setUint16(0, parts.length);
+  let off = 2;
+  for (const p of parts) {
+    view.setUint32(off, p.length);
+    out.set(p, off + 4);
+    off += 4 + p.length;
+  }
+  return out;
+}
+
+export function decodeTxBatch(data: Uint8Array, chainId: number): SignedTx[] {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  if (data.length < 2) throw new AnchordError(ErrorCode.MALFORMED, "empty transaction batch");
+  const count = view.getUint16(0);
+  if (count === 0 || count > MAX_TXS_PER_MESSAGE) throw new AnchordError(ErrorCode.MALFORMED, `bad transaction count ${count}`);
+  const txs: SignedTx[] = [];
+  let off = 2;
+  for (let i = 0; i < count; i++) {
+    if (off + 4 > data.length) throw new AnchordError(ErrorCode.MALFORMED, "truncated transaction batch");
+    const len = view.getUint32(off);
+    off += 4;
+    if (off + len > data.length) throw new AnchordError(ErrorCode.MALFORMED, "truncated transaction batch");
+    const tx = decodeTx(data.subarray(off, off + len), chainId);
+    if (!isSignedTx(tx)) throw new AnchordError(ErrorCode.MALFORMED, "genesis transaction in gossip");
+    txs.push(tx);
+    off += len;
+  }
+  if (off !== data.length) throw new AnchordError(ErrorCode.MALFORMED, "trailing bytes in transaction batch");
+  return txs;
+}
+
+/** Codes that prove a transaction invalid whatever the state: its sender is misbehaving. */
+const PROVABLY_INVALID = new Set<string>([
+  ErrorCode.MALFORMED,
+  ErrorCode.INVALID_FIELD,
+  ErrorCode.UNSUPPORTED_TYPE,
+  ErrorCode.UNSUPPORTED_VERSION,
+  ErrorCode.WRONG_CHAIN,
+  ErrorCode.INVALID_ADDRESS,
+  ErrorCode.INVALID_PUBLIC_KEY,
+  ErrorCode.INVALID_SIGNATURE,
+  ErrorCode.INVALID_AMOUNT,
+  ErrorCode.NEGATIVE_AMOUNT,
+  ErrorCode.INSUFFICIENT_FEE,
+  ErrorCode.INVALID_ANCHOR,
+  ErrorCode.TO_SELF,
+]);
+
+export interface GossipStats {
+  txAccepted: number;
+  txRejected: number;
+  blocksRejected: number;
+}
+
+export class GossipHandler {
+  readonly stats: GossipStats = { txAccepted: 0, txRejected: 0, blocksRejected: 0 };
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly pool: TxPool,
+    private readonly onOrphan: (peerId: string) => void,
+    private readonly logger: Logger,
+  ) {}
+
+  async onTxMessage(data: Uint8Array, from: string): Promise<GossipVerdict> {
+    let txs: SignedTx[];
+    try {
+      txs = decodeTxBatch(data, this.chain.ledger.config.chainIdByte);
+    } catch {
+      this.stats.txRejected++;
+      return "reject";
+    }
+    let added = 0;
+    const badSignatures = new Set(await verifyTransactions(txs, this.pool.verified));
+    let invalid = badSignatures.size;
+    for (const tx of txs) {
+      if (badSignatures.has(tx.id)) continue;
+      try {
+        if ((await this.pool.add(tx)) === "added") added++;
+      } catch (e) {
+        if (isAnchordError(e) && PROVABLY_INVALID.has(e.code)) invalid++;
+      }
+    }
+    if (invalid > 0) {
+      this.stats.txRejected += invalid;
+      this.logger.debug({ peer: from, invalid }, "Rejected invalid gossiped transactions");
+      return "reject";
+    }
+    this.stats.txAccepted += added;
+    return added > 0 ? "accept" : "ignore";
+  }
+
+  async onBlockMessage(data: Uint8Array, from: string): Promise<GossipVerdict> {
+    const ledger = this.chain.ledger;
+    let block;
+    try {
+      block = decodeBlock(data, ledger.config.chainIdByte, { maxTransactions: ledger.config.maxBlockTransactions });
+    } catch {
+      this.stats.blocksRejected++;
+      return "reject";
+    }
+    try {
+      const r = await this.chain.processBlock(block, "gossip");
+      if (r.status === "orphan") {
+        this.onOrphan(from);
+        return "ignore";
+      }
+      return r.status === "applied" ? "accept" : "ignore";
+    } catch (e) {
+      if (isAnchordError(e) && e.code !== ErrorCode.BLOCK_IN_FUTURE && e.code !== ErrorCode.STORAGE && e.code !== ErrorCode.BLOCK_UNKNOWN_PARENT) {
+        this.stats.blocksRejected++;
+        this.logger.warn({ peer: from, id: block.id, code: e.code, reason: e.message }, "Rejected invalid block from peer");
+        return "reject";
+      }
+      return "ignore";
+    }
+  }
+}

@@ -1,0 +1,29 @@
+/** Prometheus metrics (prom-client), one registry per node so several nodes can share a process. */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+export class NodeMetrics {
+  readonly registry = new Registry();
+  readonly height = new Gauge({ name: "anchord_height", help: "Height of the local chain", registers: [this.registry] });
+  readonly score = new Gauge({ name: "anchord_score", help: "Cumulative chain score (as a float)", registers: [this.registry] });
+  readonly peers = new Gauge({ name: "anchord_peers", help: "Connected peers", registers: [this.registry] });
+  readonly poolSize = new Gauge({ name: "anchord_pool_size", help: "Transactions in the pool", registers: [this.registry] });
+  readonly syncLag = new Gauge({ name: "anchord_sync_lag_blocks", help: "Blocks behind the best known peer", registers: [this.registry] });
+  readonly blocksMade = new Counter({ name: "anchord_blocks_forged_total", help: "Blocks forged by this node", registers: [this.registry] });
+  readonly blocksReceived = new Counter({ name: "anchord_blocks_received_total", help: "Blocks applied from peers", labelNames: ["source"], registers: [this.registry] });
+  readonly txsApplied = new Counter({ name: "anchord_transactions_applied_total", help: "Transactions applied in blocks", registers: [this.registry] });
+  readonly reorgs = new Counter({ name: "anchord_reorgs_total", help: "Chain reorganisations", registers: [this.registry] });
+  readonly blockApplySeconds = new Histogram({
+    name: "anchord_block_apply_seconds",
+    help: "Time to validate and apply a block",
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+    registers: [this.registry],
+  });
+
+  constructor(defaults = true) {
+    if (defaults) collectDefaultMetrics({ register: this.registry, prefix: "anchord_process_" });
+  }
+
+  async text(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * One anchord node: storage, chain, pool, network, generator and HTTP server wired together,
+ * started in dependency order and stopped (idempotently) in reverse.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { addressFromPublicKey, base58Encode } from "@anchord/crypto";
+import { encodeBlock, type Block, type SignedTx } from "@anchord/protocol";
+import { Ledger } from "@anchord/state";
+import { Network } from "@anchord/network";
+import { createApi, startApi } from "@anchord/api";
+import { AnchorBatcher } from "./anchoring.js";
+import { NodeBackend } from "./backend.js";
+import { Chain } from "./chain.js";
+import { Generator } from "./generator.js";
+import { GossipHandler, encodeTxBatch } from "./gossip.js";
+import { createLogger, type Logger } from "./logger.js";
+import { NodeMetrics } from "./metrics.js";
+import { defaultNodeOptions, type NodeOptions } from "./options.js";
+import { TxPool } from "./pool.js";
+import { Synchronizer } from "./sync.js";
+import { loadWallet, type Wallet } from "./wallet.js";
+
+type Status = "starting" | "running" | "stopping" | "stopped";
+
+export class Node {
+  status: Status = "starting";
+  network: Network | undefined;
+  sync: Synchronizer | undefined;
+  generator: Generator | undefined;
+  apiUrl: string | undefined;
+  private api: { url: string; close(): Promise<void> } | undefined;
+  private outbox: SignedTx[] = [];
+  private outboxTimer: NodeJS.Timeout | undefined;
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    readonly opts: NodeOptions,
+    readonly logger: Logger,
+    readonly ledger: Ledger,
+    readonly wallet: Wallet,
+    readonly pool: TxPool,
+    readonly chain: Chain,
+    readonly metrics: NodeMetrics,
+    readonly anchoring: AnchorBatcher,
+  ) {}
+
+  static async start(opts: NodeOptions, logger?: Logger): Promise<Node> {
+    const log = logger ?? createLogger({ name: opts.name, level: opts.logLevel });
+    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+    const ledger = await Ledger.open({ dataDir: join(opts.dataDir, "chain"), genesis: opts.genesis });
+    let node: Node | undefined;
+    try {
+      const wallet = loadWallet(opts.dataDir, ledger.config.chainIdByte, { extraSeeds: opts.walletSeeds, password: opts.walletPassword });
+      const pool = await TxPool.open(ledger, { dir: join(opts.dataDir, "pool"), maxSize: opts.poolMaxSize ?? defaultNodeOptions.poolMaxSize }, log.child({ module: "pool" }));
+      const chain = new Chain(ledger, pool, log.child({ module: "chain" }));
+      const metrics = new NodeMetrics();
+      const anchoring = new AnchorBatcher(ledger, pool, wallet, log.child({ module: "anchoring" }));
+      node = new Node(opts, log, ledger, wallet, pool, chain, metrics, anchoring);
+      await node.startServices();
+      node.status = "running";
+      log.info(
+        { height: ledger.height, chainId: ledger.config.chainId, wallet: wallet.addresses(), api: node.apiUrl ?? null, peerId: node.network?.peerId ?? null, p2p: node.network?.multiaddrs() ?? [] },
+        "Node started",
+      );
+      return node;
+    } catch (e) {
+      if (node) await node.stop();
+      else await ledger.close();
+      throw e;
+    }
+  }
+
+  private async startServices(): Promise<void> {
+    const { opts, ledger, chain, pool, metrics, logger } = this;
+    this.updateGauges();
+    chain.on({
+      onApplied: (block, height, source) => {
+        if (source === "local") metrics.blocksMade.inc();
+        else {
+          metrics.blocksReceived.inc({ source });
+          logger.info({ height, id: block.id, txs: block.transactions.length, generator: addressFromPublicKey(block.generator, ledger.config.chainIdByte), source }, "Block applied");
+        }
+        metrics.txsApplied.inc(block.transactions.length);
+        this.updateGauges();
+        this.generator?.reschedule();
+      },
+      onReorg: () => {
+        metrics.reorgs.inc();
+        this.generator?.reschedule();
+      },
+      onReturned: (txs) => {
+        for (const tx of txs) this.queueGossip(tx);
+      },
+    });
+
+    if (opts.p2p) {
+      const p2p = opts.p2p;
+      const gossip = new GossipHandler(chain, pool, () => this.sync?.trigger(), logger.child({ module: "gossip" }));
+      this.network = await Network.create(
+        {
+          chainId: ledger.config.chainId,
+          listenHost: p2p.host,
+          listenPort: p2p.port,
+          announceHost: p2p.announceHost,
+          bootstrap: p2p.bootstrap,
+          peerKeyPath: join(opts.dataDir, "peer-key"),
+          allowPublishToZeroPeers: true,
+        },
+        {
+          onTxMessage: (data, from) => gossip.onTxMessage(data, from),
+          onBlockMessage: (data, from) => gossip.onBlockMessage(data, from),
+          getStatus: () => ({ genesisId: ledger.headerAt(1)!.idBytes, height: ledger.height, score: ledger.score, tipId: ledger.lastHeader.idBytes }),
+          getBlocks: async (from, count) => {
+            const out: Uint8Array[] = [];
+            for (let h = from; h < from + count && h <= ledger.height; h++) {
+              const bytes = await ledger.getBlockBytes(h);
+              if (!bytes) break;
+              out.push(bytes);
+            }
+            return out;
+          },
+          findCommonHeight: (locator) => {
+            for (const id of locator) {
+              const h = ledger.heightOf(base58Encode(id));
+              if (h !== undefined) return h;
+            }
+            return 0;
+          },
+        },
+        logger.child({ module: "network" }),
+      );
+      this.network.on("peer:connect", (peerId) => {
+        logger.info({ peer: peerId }, "Peer connected");
+        this.updateGauges();
+        this.sync?.trigger();
+      });
+      this.network.on("peer:disconnect", (peerId) => {
+        logger.info({ peer: peerId }, "Peer disconnected");
+        this.updateGauges();
+      });
+      this.sync = new Synchronizer(chain, this.network, logger.child({ module: "sync" }), Math.max(1000, Math.min(5000, ledger.config.averageBlockDelayMs)));
+      this.sync.start();
+    }
+
+    if (opts.generate ?? defaultNodeOptions.generate) {
+      this.generator = new Generator(
+        chain,
+        pool,
+        this.wallet,
+        (block) => this.publishBlock(block),
+        logger.child({ module: "generator" }),
+        { maxTransactions: ledger.config.maxBlockTransactions, canForge: () => !(this.sync?.behind ?? false) },
+      );
+      this.generator.start();
+    }
+
+    if (opts.api) {
+      const app = createApi(new NodeBackend(this), { apiToken: opts.api.token, rateLimit: opts.api.rateLimit, logger: logger.child({ module: "api" }) });
+      this.api = await startApi(app, { host: opts.api.host, port: opts.api.port });
+      this.apiUrl = this.api.url;
+    }
+  }
+
+  private updateGauges(): void {
+    const m = this.metrics;
+    m.height.set(this.ledger.height);
+    m.score.set(Number(this.ledger.score));
+    m.poolSize.set(this.pool.size);
+    m.peers.set(this.network?.connectedPeers().length ?? 0);
+  }
+
+  /** Admits a locally submitted transaction (API, wallet) and gossips it once. */
+  async submit(tx: SignedTx): Promise<void> {
+    const result = await this.pool.add(tx);
+    this.metrics.poolSize.set(this.pool.size);
+    if (result === "added") this.queueGossip(tx);
+  }
+
+  /** Locally originated transactions leave in batches (many per gossip message). */
+  queueGossip(tx: SignedTx): void {
+    if (!this.network) return;
+    this.outbox.push(tx);
+    if (this.outbox.length >= 500) this.flushOutbox();
+    else this.outboxTimer ??= setTimeout(() => this.flushOutbox(), 10);
+  }
+
+  private flushOutbox(): void {
+    if (this.outboxTimer) clearTimeout(this.outboxTimer);
+    this.outboxTimer = undefined;
+    const batch = this.outbox.splice(0, this.outbox.length);
+    if (!batch.length || !this.network) return;
+    for (let i = 0; i < batch.length; i += 500) {
+      this.network.publishTxs(encodeTxBatch(batch.slice(i, i + 500))).catch((e) => this.logger.debug({ err: String(e) }, "Transaction gossip failed"));
+    }
+  }
+
+  private publishBlock(block: Block): void {
+    this.network?.publishBlock(encodeBlock(block)).catch((e) => this.logger.warn({ err: String(e) }, "Block gossip failed"));
+  }
+
+  /** Idempotent ordered shutdown: API → generator → sync → anchoring → network → pool → ledger. */
+  stop(): Promise<void> {
+    this.stopping ??= this.doStop();
+    return this.stopping;
+  }
+
+  private async doStop(): Promise<void> {
+    this.status = "stopping";
+    const step = async (name: string, fn: () => Promise<void> | void) => {
+      try {
+        await fn();
+      } catch (e) {
+        this.logger.warn({ step: name, err: String(e) }, "Error while stopping");
+      }
+    };
+    await step("api", () => this.api?.close());
+    await step("generator", () => this.generator?.stop());
+    await step("sync", () => this.sync?.stop());
+    await step("anchoring", () => this.anchoring.close());
+    await step("outbox", () => this.flushOutbox());
+    await step("network", () => this.network?.stop());
+    await step("chain", () => this.chain.exclusive(async () => undefined));
+    await step("pool", () => this.pool.close());
+    await step("ledger", () => this.ledger.close());
+    this.status = "stopped";
+    this.logger.info("Node stopped");
+  }
+}
+

@@ -1,0 +1,44 @@
+/** Node options with their defaults. Everything here is plain data (structured-cloneable). */
+import type { Genesis } from "@anchord/protocol";
+
+export interface ApiListenOptions {
+  host: string;
+  port: number;
+  /** When set, POST /hash and every wallet-signing route require it; other hosts than loopback need it. */
+  token?: string;
+  /** Per-client limit on write routes; false disables it. */
+  rateLimit?: { windowMs: number; max: number } | false;
+}
+
+export interface P2PListenOptions {
+  host: string;
+  port: number;
+  announceHost?: string;
+  bootstrap: string[];
+}
+
+export interface NodeOptions {
+  dataDir: string;
+  genesis: Genesis;
+  /** false: no HTTP server (tests of the core) */
+  api: ApiListenOptions | false;
+  /** false: no networking (single offline node) */
+  p2p: P2PListenOptions | false;
+  walletSeeds?: string[];
+  walletPassword?: string;
+  /** Forge blocks with eligible wallet keys (default true). */
+  generate?: boolean;
+  poolMaxSize?: number;
+  /** Name used in logs (e.g. node-0). */
+  name?: string;
+  logLevel?: string;
+}
+
+export const defaultNodeOptions = {
+  generate: true,
+  poolMaxSize: 50_000,
+  apiHost: "127.0.0.1",
+  apiPort: 6869,
+  p2pHost: "127.0.0.1",
+  p2pPort: 6868,
+};

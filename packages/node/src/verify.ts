@@ -1,0 +1,45 @@
+/**
+ * Signature checks in bulk: each transaction's proofs are verified once (off the main thread for
+ * large batches, through the crypto package's VerifyPool) and remembered in the VerifiedCache, so
+ * pool admission and block application never verify the same transaction twice.
+ */
+import { defaultVerifyPool, type VerifyItem } from "@anchord/crypto";
+import type { Transaction } from "@anchord/protocol";
+import type { VerifiedCache } from "./pool.js";
+
+function items(tx: Transaction): VerifyItem[] | undefined {
+  if (tx.type === 1) return [];
+  const sender: VerifyItem = { keyType: tx.senderKeyType, publicKey: tx.senderPublicKey, message: tx.body, signature: tx.proofs[0] ?? new Uint8Array(0) };
+  if (!tx.sponsor) return tx.proofs.length === 1 ? [sender] : undefined;
+  if (tx.proofs.length !== 2) return undefined;
+  return [sender, { keyType: tx.sponsor.keyType, publicKey: tx.sponsor.publicKey, message: tx.body, signature: tx.proofs[1]! }];
+}
+
+/**
+ * Verifies the signatures of every transaction not yet in `cache`; adds the valid ones to it.
+ * Returns the ids whose signatures are invalid.
+ */
+export async function verifyTransactions(txs: readonly Transaction[], cache: VerifiedCache): Promise<string[]> {
+  const todo: { tx: Transaction; from: number; count: number }[] = [];
+  const batch: VerifyItem[] = [];
+  const bad: string[] = [];
+  for (const tx of txs) {
+    if (tx.type === 1 || cache.has(tx.id)) continue;
+    const its = items(tx);
+    if (!its) {
+      bad.push(tx.id);
+      continue;
+    }
+    todo.push({ tx, from: batch.length, count: its.length });
+    batch.push(...its);
+  }
+  if (batch.length === 0) return bad;
+  const ok = await defaultVerifyPool().verifyBatch(batch);
+  for (const t of todo) {
+    let valid = true;
+    for (let i = t.from; i < t.from + t.count; i++) valid &&= ok[i]!;
+    if (valid) cache.add(t.tx.id);
+    else bad.push(t.tx.id);
+  }
+  return bad;
+}

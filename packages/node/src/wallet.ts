@@ -1,0 +1,130 @@
+/**
+ * The node's wallet: ed25519 accounts kept in `<dataDir>/wallet.json` with owner-only permissions
+ * (0600). The file holds seed phrases, either in clear (dev) or encrypted at rest with a password:
+ * scrypt (N=2^15, r=8, p=1) derives a 256-bit key, AES-256-GCM seals the JSON list of seeds.
+ * The first account signs the node's anchors; every account with enough generating balance forges.
+ */
+import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from "node:crypto";
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync } from "node:fs";
+import { join } from "node:path";
+import { addressFromPublicKey, keyPairFromSeed, type KeyPair } from "@anchord/crypto";
+import { AnchordError, ErrorCode } from "@anchord/protocol";
+
+export interface WalletAccount {
+  readonly address: string;
+  readonly keyPair: KeyPair;
+}
+
+interface PlainFile {
+  version: 1;
+  seeds: string[];
+}
+interface EncryptedFile {
+  version: 1;
+  encrypted: { kdf: "scrypt"; N: number; r: number; p: number; salt: string; iv: string; tag: string; data: string };
+}
+
+const SCRYPT = { N: 1 << 15, r: 8, p: 1 };
+
+function deriveKey(password: string, salt: Buffer, params = SCRYPT): Buffer {
+  return scryptSync(password, salt, 32, { N: params.N, r: params.r, p: params.p, maxmem: 128 * params.N * params.r * 2 });
+}
+
+export function sealSeeds(seeds: string[], password: string): EncryptedFile {
+  const salt = randomBytes(16);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", deriveKey(password, salt), iv);
+  const data = Buffer.concat([cipher.update(JSON.stringify(seeds), "utf8"), cipher.final()]);
+  return {
+    version: 1,
+    encrypted: { kdf: "scrypt", ...SCRYPT, salt: salt.toString("base64"), iv: iv.toString("base64"), tag: cipher.getAuthTag().toString("base64"), data: data.toString("base64") },
+  };
+}
+
+export function openSeeds(file: EncryptedFile, password: string): string[] {
+  const e = file.encrypted;
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", deriveKey(password, Buffer.from(e.salt, "base64"), e), Buffer.from(e.iv, "base64"));
+    decipher.setAuthTag(Buffer.from(e.tag, "base64"));
+    const text = Buffer.concat([decipher.update(Buffer.from(e.data, "base64")), decipher.final()]).toString("utf8");
+    return JSON.parse(text) as string[];
+  } catch {
+    throw new AnchordError(ErrorCode.INVALID_FIELD, "cannot decrypt the wallet: wrong password or damaged file");
+  }
+}
+
+export class Wallet {
+  readonly accounts: readonly WalletAccount[];
+  private readonly byAddress: Map<string, WalletAccount>;
+
+  constructor(seeds: readonly string[], chainId: number) {
+    this.accounts = seeds.map((seed) => {
+      const keyPair = keyPairFromSeed(seed);
+      return { address: addressFromPublicKey(keyPair.publicKey, chainId), keyPair };
+    });
+    this.byAddress = new Map(this.accounts.map((a) => [a.address, a]));
+  }
+
+  get(address: string): WalletAccount | undefined {
+    return this.byAddress.get(address);
+  }
+
+  addresses(): string[] {
+    return this.accounts.map((a) => a.address);
+  }
+
+  /** The account that signs the node's own anchor transactions. */
+  primary(): WalletAccount | undefined {
+    return this.accounts[0];
+  }
+}
+
+export const WALLET_FILE = "wallet.json";
+
+function writeAtomic(path: string, text: string): void {
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  const fd = openSync(tmp, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  chmodSync(path, 0o600);
+}
+
+/**
+ * Loads `<dataDir>/wallet.json`, adding `extraSeeds` that it does not hold yet (and saving).
+ * Creates the file when missing. With a password the file is (or becomes) encrypted.
+ */
+export function loadWallet(dataDir: string, chainId: number, opts: { extraSeeds?: string[]; password?: string } = {}): Wallet {
+  const path = join(dataDir, WALLET_FILE);
+  let seeds: string[] = [];
+  let wasEncrypted = false;
+  if (existsSync(path)) {
+    let parsed: PlainFile | EncryptedFile;
+    try {
+      parsed = JSON.parse(readFileSync(path, "utf8")) as PlainFile | EncryptedFile;
+    } catch {
+      throw new AnchordError(ErrorCode.INVALID_FIELD, `wallet file ${path} is not valid JSON`);
+    }
+    if ("encrypted" in parsed) {
+      wasEncrypted = true;
+      if (!opts.password) throw new AnchordError(ErrorCode.INVALID_FIELD, `wallet file ${path} is encrypted: give its password (--wallet-password or ANCHORD_WALLET_PASSWORD)`);
+      seeds = openSeeds(parsed, opts.password);
+    } else {
+      seeds = Array.isArray(parsed.seeds) ? parsed.seeds.filter((s) => typeof s === "string") : [];
+    }
+  }
+  const before = seeds.length;
+  for (const s of opts.extraSeeds ?? []) if (s && !seeds.includes(s)) seeds.push(s);
+  const mustWrite = !existsSync(path) || seeds.length !== before || (opts.password !== undefined && !wasEncrypted);
+  if (mustWrite) {
+    const content: PlainFile | EncryptedFile = opts.password ? sealSeeds(seeds, opts.password) : { version: 1, seeds };
+    writeAtomic(path, JSON.stringify(content, null, 2));
+  } else {
+    chmodSync(path, 0o600);
+  }
+  return new Wallet(seeds, chainId);
+}
