@@ -6,7 +6,7 @@
  * it through the chain manager and hands it to `publish`. A node with no eligible key never forges.
  */
 import { equalBytes } from "@anchord/crypto";
-import { createBlock, type Block } from "@anchord/protocol";
+import { BLOCK_HEADER_WITH_SIGNATURE_LENGTH, createBlock, type Block } from "@anchord/protocol";
 import { expectedBlockFields, type ExpectedBlockFields } from "@anchord/consensus";
 import type { Chain } from "./chain.js";
 import type { TxPool } from "./pool.js";
@@ -30,7 +30,7 @@ export class Generator {
     private readonly wallet: Wallet,
     private readonly publish: (block: Block) => void,
     private readonly logger: Logger,
-    private readonly opts: { maxTransactions: number; canForge?: () => boolean } = { maxTransactions: 5000 },
+    private readonly opts: { maxTransactions: number; maxBlockBytes: number; canForge?: () => boolean } = { maxTransactions: 5000, maxBlockBytes: 1 << 20 },
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -109,7 +109,7 @@ export class Generator {
         reference: tip.idBytes,
         baseTarget: slot.fields.baseTargetAt(timestamp),
         generationSignature: slot.fields.generationSignature,
-        transactions: this.pool.select(this.opts.maxTransactions, timestamp),
+        transactions: this.pool.select(this.opts.maxTransactions, timestamp, this.opts.maxBlockBytes - BLOCK_HEADER_WITH_SIGNATURE_LENGTH),
       },
       slot.account.keyPair,
       ledger.config.chainIdByte,

@@ -28,6 +28,25 @@ export function encodeTxBatch(txs: readonly SignedTx[]): Uint8Array {
   return out;
 }
 
+/** Encodes transactions into as few batch messages as the count and byte caps allow. */
+export function splitTxBatches(txs: readonly SignedTx[], maxCount: number, maxBytes: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let current: SignedTx[] = [];
+  let size = 2;
+  for (const tx of txs) {
+    const len = 4 + encodeTx(tx).length;
+    if (current.length > 0 && (current.length >= maxCount || size + len > maxBytes)) {
+      out.push(encodeTxBatch(current));
+      current = [];
+      size = 2;
+    }
+    current.push(tx);
+    size += len;
+  }
+  if (current.length) out.push(encodeTxBatch(current));
+  return out;
+}
+
 export function decodeTxBatch(data: Uint8Array, chainId: number): SignedTx[] {
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   if (data.length < 2) throw new AnchordError(ErrorCode.MALFORMED, "empty transaction batch");

@@ -13,13 +13,18 @@ import { AnchorBatcher } from "./anchoring.js";
 import { NodeBackend } from "./backend.js";
 import { Chain } from "./chain.js";
 import { Generator } from "./generator.js";
-import { GossipHandler, encodeTxBatch } from "./gossip.js";
+import { GossipHandler, MAX_TXS_PER_MESSAGE, splitTxBatches } from "./gossip.js";
 import { createLogger, type Logger } from "./logger.js";
 import { NodeMetrics } from "./metrics.js";
 import { defaultNodeOptions, type NodeOptions } from "./options.js";
 import { TxPool } from "./pool.js";
 import { Synchronizer } from "./sync.js";
 import { loadWallet, type Wallet } from "./wallet.js";
+
+/** Largest block this node forges and gossips; the network's gossip cap for blocks is 2 MiB. */
+export const MAX_GOSSIP_BLOCK_BYTES = 2 * 1024 * 1024 - 64 * 1024;
+/** Largest transaction batch per gossip message; the network's cap is 512 KiB. */
+export const MAX_GOSSIP_TX_BYTES = 448 * 1024;
 
 type Status = "starting" | "running" | "stopping" | "stopped";
 
@@ -150,7 +155,7 @@ export class Node {
         this.wallet,
         (block) => this.publishBlock(block),
         logger.child({ module: "generator" }),
-        { maxTransactions: ledger.config.maxBlockTransactions, canForge: () => !(this.sync?.behind ?? false) },
+        { maxTransactions: ledger.config.maxBlockTransactions, maxBlockBytes: MAX_GOSSIP_BLOCK_BYTES, canForge: () => !(this.sync?.behind ?? false) },
       );
       this.generator.start();
     }
@@ -181,7 +186,7 @@ export class Node {
   queueGossip(tx: SignedTx): void {
     if (!this.network) return;
     this.outbox.push(tx);
-    if (this.outbox.length >= 500) this.flushOutbox();
+    if (this.outbox.length >= MAX_TXS_PER_MESSAGE) this.flushOutbox();
     else this.outboxTimer ??= setTimeout(() => this.flushOutbox(), 10);
   }
 
@@ -190,8 +195,8 @@ export class Node {
     this.outboxTimer = undefined;
     const batch = this.outbox.splice(0, this.outbox.length);
     if (!batch.length || !this.network) return;
-    for (let i = 0; i < batch.length; i += 500) {
-      this.network.publishTxs(encodeTxBatch(batch.slice(i, i + 500))).catch((e) => this.logger.debug({ err: String(e) }, "Transaction gossip failed"));
+    for (const message of splitTxBatches(batch, MAX_TXS_PER_MESSAGE, MAX_GOSSIP_TX_BYTES)) {
+      this.network.publishTxs(message).catch((e) => this.logger.warn({ err: String(e) }, "Transaction gossip failed"));
     }
   }
 

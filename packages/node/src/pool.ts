@@ -191,8 +191,9 @@ export class TxPool {
     if (this.entries.has(tx.id)) return "duplicate"; // raced with an identical add while writing
     if (evicted) {
       this.entries.delete(evicted.tx.id);
-      this.rebuild();
-      for (const l of this.removalListeners) l([evicted.tx]);
+      const dependants = this.rebuild();
+      if (dependants.length) await this.db.batch(dependants.map((e) => ({ type: "del" as const, key: uint64BE(e.seq) })));
+      for (const l of this.removalListeners) l([evicted.tx, ...dependants.map((e) => e.tx)]);
     }
     try {
       this.insert(tx, seq, bytes);
@@ -215,19 +216,22 @@ export class TxPool {
    * Transactions for a new block: pooled order (each valid after the previous), at most `max`,
    * checked against the current state; the ones that no longer apply are skipped.
    */
-  select(max: number, blockTimestamp: number): SignedTx[] {
+  select(max: number, blockTimestamp: number, maxBytes = Number.MAX_SAFE_INTEGER): SignedTx[] {
     const view = createOverlay(this.ledger.stateView());
     const out: SignedTx[] = [];
     const config = this.ledger.config;
     const ordered = [...this.entries.values()].sort((a, b) => (a.seq < b.seq ? -1 : 1));
+    let bytes = 0;
     for (const e of ordered) {
       if (out.length >= max) break;
+      if (bytes + e.bytes.length + 4 > maxBytes) continue;
       try {
         validateTxTimestamp(e.tx, blockTimestamp, this.ledger.lastHeader.timestamp, config);
         const trial = createOverlay(view);
         applyTx(trial, e.tx, { height: this.ledger.height + 1 });
         applyTx(view, e.tx, { height: this.ledger.height + 1 });
         out.push(e.tx);
+        bytes += e.bytes.length + 4;
       } catch {
         // stays pooled; revalidated after the next block
       }
@@ -280,18 +284,21 @@ export class TxPool {
     return readmitted;
   }
 
-  private rebuild(): void {
+  /** Rebuilds the overlay from the ledger and the pooled entries; returns the entries that no longer apply (dropped). */
+  private rebuild(): Entry[] {
     const entries = [...this.entries.values()].sort((a, b) => (a.seq < b.seq ? -1 : 1));
     this.entries.clear();
     this.anchors.clear();
     this.overlay = createOverlay(this.ledger.stateView());
+    const dropped: Entry[] = [];
     for (const e of entries) {
       try {
         this.insert(e.tx, e.seq, e.bytes);
       } catch {
-        // a dependant of an evicted transaction: it leaves too
+        dropped.push(e); // a dependant of an evicted transaction: it leaves too
       }
     }
+    return dropped;
   }
 
   async close(): Promise<void> {

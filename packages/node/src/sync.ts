@@ -107,9 +107,9 @@ export class Synchronizer {
 
   private async fetch(peerId: string, from: number, count: number): Promise<Block[]> {
     const raw = await this.network.requestBlocks(peerId, from, count);
-    const chainId = this.chain.ledger.config.chainIdByte;
+    const config = this.chain.ledger.config;
     try {
-      return raw.map((bytes) => decodeBlock(bytes, chainId));
+      return raw.map((bytes) => decodeBlock(bytes, config.chainIdByte, { maxTransactions: config.maxBlockTransactions }));
     } catch (e) {
       this.network.penalize(peerId, "malformed block in sync response");
       throw e;

@@ -6,7 +6,7 @@
  * Unknown keys are rejected: a typo must not silently start a different network.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { parseAddress } from "@anchord/crypto";
+import { blake2b256, parseAddress, utf8 } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "./errors.js";
 import { parseJson, stringifyJson, toBigIntStrict, type JsonValue } from "./json.js";
 import { defaultNetworkConfig, LTO_FEES, type FeeSchedule, type Genesis, type GenesisBalance, type NetworkConfig } from "./config.js";
@@ -90,7 +90,8 @@ function parseFees(raw: unknown): FeeSchedule {
 function parseChainId(raw: unknown): string {
   if (typeof raw !== "string" || raw.length !== 1) throw invalid(`"chainId" must be a single character, got ${describe(raw)}`);
   const c = raw.charCodeAt(0);
-  if (c < 0x21 || c > 0x7e) throw invalid(`"chainId" must be a printable ASCII character, got code ${c}`);
+  // Letters and digits only: the chain id also names the gossip topics and the sync protocol.
+  if (!/^[A-Za-z0-9]$/.test(raw)) throw invalid(`"chainId" must be one ASCII letter or digit, got code ${c}`);
   return raw;
 }
 
@@ -134,7 +135,7 @@ export function genesisFromJson(value: unknown): Genesis {
     throw invalid(`"name" must be 1 to 64 letters, digits, '_', '.' or '-' starting with a letter or digit, got ${describe(value.name)}`);
   }
   const name = value.name;
-  const averageBlockDelayMs = intField(value, "averageBlockDelay", 1000, 86_400_000);
+  const averageBlockDelayMs = intField(value, "averageBlockDelay", 100, 86_400_000);
   const timestamp = intField(value, "timestamp", 0, Number.MAX_SAFE_INTEGER);
   const baseTarget = bigField(value, "baseTarget", "baseTarget", 1n, MAX_INT64);
   const base = defaultNetworkConfig(chainId, name, averageBlockDelayMs);
@@ -215,8 +216,11 @@ const ZERO_64 = new Uint8Array(64);
 
 /**
  * The genesis block (height 1): one genesis transaction per balance, in file order, each stamped with
- * the genesis timestamp; reference, generator and generation signature are 32 zero bytes, the
- * signature 64 zero bytes, the base target the file's. Deterministic: the same file gives the same id.
+ * the genesis timestamp; generator and generation signature are 32 zero bytes, the signature 64
+ * zero bytes, the base target the file's. The reference (a genesis block has no parent) is
+ * blake2b256 of the canonical genesis JSON, so the genesis id commits to every network parameter
+ * (fees, block delay, windows…): nodes configured differently never mistake each other for peers
+ * of the same network. Deterministic: the same file gives the same id.
  */
 export function createGenesisBlock(g: Genesis): Block {
   const chainId = g.config.chainIdByte;
@@ -225,7 +229,7 @@ export function createGenesisBlock(g: Genesis): Block {
     {
       version: BLOCK_VERSION,
       timestamp: g.timestamp,
-      reference: ZERO_32,
+      reference: blake2b256(utf8(stringifyJson(genesisToJson(g)))),
       baseTarget: g.baseTarget,
       generationSignature: ZERO_32,
       generator: ZERO_32,

@@ -2,7 +2,7 @@ import { describe, it, expect, afterAll } from "vitest";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { addressFromPublicKey, base58Encode, blake2b256, concatBytes, keyPairFromSeed } from "@anchord/crypto";
+import { addressFromPublicKey, base58Encode, blake2b256, concatBytes, keyPairFromSeed, utf8 } from "@anchord/crypto";
 import {
   LTO_FEES,
   createGenesisBlock,
@@ -182,13 +182,14 @@ describe("genesis file", () => {
 });
 
 describe("genesis block", () => {
-  it("holds one genesis transaction per balance with zero reference, generator, signature and generation signature", () => {
+  it("holds one genesis transaction per balance, a reference committing to the file, zero generator, signature and generation signature", () => {
     const g = genesisFromJson(baseDoc());
     const b = createGenesisBlock(g);
     expect(b.transactionCount).toBe(3);
     expect(b.timestamp).toBe(g.timestamp);
     expect(b.baseTarget).toBe(1089n);
-    expect(b.reference).toEqual(new Uint8Array(32));
+    expect(b.reference).toEqual(blake2b256(utf8(stringifyJson(genesisToJson(g)))));
+    expect(createGenesisBlock({ ...g, config: { ...g.config, minFees: { ...g.config.minFees, transfer: 1n } } }).id).not.toBe(b.id);
     expect(b.generator).toEqual(new Uint8Array(32));
     expect(b.generationSignature).toEqual(new Uint8Array(32));
     expect(b.signature).toEqual(new Uint8Array(64));
