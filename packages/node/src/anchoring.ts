@@ -9,7 +9,7 @@
  * for the next batch. Under load this fills batches; when idle a request waits ~lingerMs.
  */
 import { toHex } from "@anchord/crypto";
-import { AnchordError, ErrorCode, createTx, minFee, signTx, type AnchorTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, createTx, minFee, signTx, type AnchorTx, type SignedTx } from "@anchord/protocol";
 import type { Ledger } from "@anchord/state";
 import type { TxPool } from "./pool.js";
 import type { Wallet } from "./wallet.js";
@@ -38,7 +38,25 @@ export class AnchorBatcher {
     private readonly logger: Logger,
     private readonly lingerMs = 5,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    pool.onRemoved((txs) => this.reanchorDropped(txs));
+  }
+
+  /**
+   * An acknowledged anchor is a promise: when one of our own anchor transactions leaves the pool
+   * without reaching the chain (evicted, or invalid after a reorg or a long outage), its hashes
+   * are anchored again in a new transaction.
+   */
+  private reanchorDropped(txs: readonly SignedTx[]): void {
+    const own = new Set(this.wallet.addresses());
+    for (const tx of txs) {
+      if (tx.type !== 15 || !own.has(tx.sender) || this.ledger.getTransaction(tx.id)) continue;
+      const missing = tx.anchors.filter((a) => !this.ledger.anchor(a) && !this.pool.pendingAnchor(a));
+      if (!missing.length) continue;
+      this.logger.warn({ txId: tx.id, anchors: missing.length }, "Anchor transaction dropped from the pool; anchoring its hashes again");
+      for (const hash of missing) this.anchor(hash).catch((e) => this.logger.error({ err: e instanceof Error ? e.message : String(e) }, "Re-anchoring failed"));
+    }
+  }
 
   /** Resolves with the id of the (new or existing) transaction anchoring `hash`. */
   anchor(hash: Uint8Array): Promise<string> {

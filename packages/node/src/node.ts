@@ -37,6 +37,7 @@ export class Node {
   private api: { url: string; close(): Promise<void> } | undefined;
   private outbox: SignedTx[] = [];
   private outboxTimer: NodeJS.Timeout | undefined;
+  private rebroadcastTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
 
   private constructor(
@@ -137,6 +138,7 @@ export class Node {
       );
       this.network.on("peer:connect", (peerId) => {
         logger.info({ peer: peerId }, "Peer connected");
+        this.rebroadcast(0);
         this.updateGauges();
         this.sync?.trigger();
       });
@@ -144,6 +146,8 @@ export class Node {
         logger.info({ peer: peerId }, "Peer disconnected");
         this.updateGauges();
       });
+      this.rebroadcastTimer = setInterval(() => this.rebroadcast(), Math.max(5000, 3 * ledger.config.averageBlockDelayMs));
+      this.rebroadcastTimer.unref();
       this.sync = new Synchronizer(chain, this.network, logger.child({ module: "sync" }), Math.max(1000, Math.min(5000, ledger.config.averageBlockDelayMs)));
       this.sync.start();
     }
@@ -200,6 +204,15 @@ export class Node {
     }
   }
 
+  /**
+   * Gossips again the pooled transactions older than `minAgeMs` (bounded per round): after a
+   * restart, a new peer or a lost message, acknowledged transactions still reach the generators.
+   */
+  private rebroadcast(minAgeMs = 2 * this.ledger.config.averageBlockDelayMs): void {
+    if (!this.network || this.status !== "running") return;
+    for (const tx of this.pool.stale(minAgeMs, 2000)) this.queueGossip(tx);
+  }
+
   private publishBlock(block: Block): void {
     this.network?.publishBlock(encodeBlock(block)).catch((e) => this.logger.warn({ err: String(e) }, "Block gossip failed"));
   }
@@ -221,6 +234,7 @@ export class Node {
     };
     await step("api", () => this.api?.close());
     await step("generator", () => this.generator?.stop());
+    if (this.rebroadcastTimer) clearInterval(this.rebroadcastTimer);
     await step("sync", () => this.sync?.stop());
     await step("anchoring", () => this.anchoring.close());
     await step("outbox", () => this.flushOutbox());

@@ -135,6 +135,17 @@ export class TxPool {
     return [...this.entries.values()].map((e) => e.tx);
   }
 
+  /** Up to `max` pooled transactions admitted at least `minAgeMs` ago, oldest first. */
+  stale(minAgeMs: number, max: number): SignedTx[] {
+    const cutoff = this.now() - minAgeMs;
+    const out: SignedTx[] = [];
+    for (const e of this.entries.values()) {
+      if (out.length >= max) break;
+      if (e.addedAt <= cutoff) out.push(e.tx);
+    }
+    return out;
+  }
+
   /** Id of a pooled anchor transaction that carries `hash`. */
   pendingAnchor(hash: Uint8Array): string | undefined {
     return this.anchors.get(toHex(hash));
