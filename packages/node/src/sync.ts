@@ -9,12 +9,14 @@
 import { equalBytes } from "@anchord/crypto";
 import { decodeBlock, isAnchordError, type Block } from "@anchord/protocol";
 import type { Network, SyncStatus } from "@anchord/network";
+import { blockScore } from "@anchord/consensus";
 import type { Chain } from "./chain.js";
 import type { Logger } from "./logger.js";
 
 export const SYNC_BATCH = 100;
-/** At most this many fork blocks are held in memory before deciding on a switch. */
+/** At most this many fork blocks (and bytes) are held in memory before deciding on a switch. */
 const MAX_FORK_BLOCKS = 1000;
+const MAX_FORK_BYTES = 64 * 1024 * 1024;
 
 export class Synchronizer {
   private timer: NodeJS.Timeout | undefined;
@@ -106,10 +108,15 @@ export class Synchronizer {
   }
 
   private async fetch(peerId: string, from: number, count: number): Promise<Block[]> {
+    return (await this.fetchSized(peerId, from, count)).blocks;
+  }
+
+  private async fetchSized(peerId: string, from: number, count: number): Promise<{ blocks: Block[]; size: number }> {
     const raw = await this.network.requestBlocks(peerId, from, count);
+    const size = raw.reduce((n, b) => n + b.length, 0);
     const config = this.chain.ledger.config;
     try {
-      return raw.map((bytes) => decodeBlock(bytes, config.chainIdByte, { maxTransactions: config.maxBlockTransactions }));
+      return { blocks: raw.map((bytes) => decodeBlock(bytes, config.chainIdByte, { maxTransactions: config.maxBlockTransactions })), size };
     } catch (e) {
       this.network.penalize(peerId, "malformed block in sync response");
       throw e;
@@ -128,12 +135,17 @@ export class Synchronizer {
           this.logger.warn({ peer: peerId, common, height: ledger.height }, "Peer's fork is deeper than the rollback limit; not switching");
           return;
         }
+        // Download only as much of the fork as it takes to beat our score (bounded in count and bytes).
         const fork: Block[] = [];
+        let forkScore = ledger.scoreAt(common)!;
+        let bytes = 0;
         let next = common + 1;
-        while (next <= status.height && fork.length < MAX_FORK_BLOCKS) {
-          const blocks = await this.fetch(peerId, next, SYNC_BATCH);
+        while (next <= status.height && forkScore <= ledger.score && fork.length < MAX_FORK_BLOCKS && bytes < MAX_FORK_BYTES) {
+          const { blocks, size } = await this.fetchSized(peerId, next, SYNC_BATCH);
           if (blocks.length === 0) break;
+          for (const b of blocks) forkScore += blockScore(b.baseTarget);
           fork.push(...blocks);
+          bytes += size;
           next += blocks.length;
         }
         const switched = await this.chain.switchFork(common, fork, "sync");
@@ -145,7 +157,7 @@ export class Synchronizer {
         if (blocks.length === 0) break;
         for (const b of blocks) {
           const r = await this.chain.processBlock(b, "sync");
-          if (r.status === "orphan") return; // the peer reorganised meanwhile; next round
+          if (r.status === "orphan" || r.status === "ignored") return; // the peer or we reorganised meanwhile; next round
         }
         this.progress?.(ledger.height);
         if (blocks.length === SYNC_BATCH || ledger.height - startHeight >= SYNC_BATCH) {
@@ -153,7 +165,7 @@ export class Synchronizer {
         }
       }
     } catch (e) {
-      if (isAnchordError(e) && e.code.startsWith("BLOCK_")) {
+      if (isAnchordError(e) && e.code.startsWith("BLOCK_") && e.code !== "BLOCK_IN_FUTURE") {
         this.network.penalize(peerId, `invalid block in sync: ${e.code}`);
         this.logger.warn({ peer: peerId, code: e.code }, "Peer served an invalid block");
       }
