@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { addressFromPublicKey, keyPairFromSeed, type KeyPair } from "@anchord/crypto";
+import { createTx, defaultNetworkConfig, signTx, TOKEN, type Genesis, type SignedTx, type UnsignedTxFields } from "@anchord/protocol";
+import { Ledger } from "@anchord/state";
+
+export const CHAIN = "D".charCodeAt(0);
+const dirs: string[] = [];
+
+export function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "anchord-node-"));
+  dirs.push(d);
+  return d;
+}
+
+export function cleanup(): void {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+export interface Acct {
+  seed: string;
+  kp: KeyPair;
+  address: string;
+}
+
+export function acct(name: string): Acct {
+  const seed = `node test ${name}`;
+  const kp = keyPairFromSeed(seed);
+  return { seed, kp, address: addressFromPublicKey(kp.publicKey, CHAIN) };
+}
+
+export function genesisFor(balances: [Acct, bigint][]): Genesis {
+  return {
+    config: defaultNetworkConfig("D", "NodeTest", 1000),
+    timestamp: Date.now() - 60_000,
+    baseTarget: 1000n,
+    balances: balances.map(([a, tokens]) => ({ address: a.address, amount: tokens * TOKEN })),
+  };
+}
+
+export async function openLedger(genesis: Genesis): Promise<Ledger> {
+  return Ledger.open({ dataDir: tempDir(), genesis });
+}
+
+export function signed(a: Acct, fields: Omit<UnsignedTxFields, "senderPublicKey" | "timestamp"> & { timestamp?: number }): SignedTx {
+  return signTx(createTx({ timestamp: Date.now(), ...fields, senderPublicKey: a.kp.publicKey } as UnsignedTxFields, CHAIN), a.kp);
+}

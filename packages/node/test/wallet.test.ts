@@ -1,0 +1,44 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { loadWallet, WALLET_FILE } from "../src/wallet.js";
+import { acct, CHAIN, cleanup, tempDir } from "./helpers.js";
+
+afterEach(cleanup);
+
+describe("wallet", () => {
+  it("keeps seeds in an owner-only file and adds new ones", () => {
+    const dir = tempDir();
+    const a = acct("w1");
+    const b = acct("w2");
+    expect(loadWallet(dir, CHAIN, { extraSeeds: [a.seed] }).addresses()).toEqual([a.address]);
+    expect(statSync(join(dir, WALLET_FILE)).mode & 0o777).toBe(0o600);
+    const w = loadWallet(dir, CHAIN, { extraSeeds: [b.seed, a.seed] });
+    expect(w.addresses()).toEqual([a.address, b.address]);
+    expect(w.primary()!.address).toBe(a.address);
+    expect(w.get(b.address)!.keyPair.publicKey).toEqual(b.kp.publicKey);
+  });
+
+  it("encrypts at rest with a password (scrypt + AES-256-GCM) and refuses a wrong one", () => {
+    const dir = tempDir();
+    const a = acct("secret");
+    loadWallet(dir, CHAIN, { extraSeeds: [a.seed], password: "correct horse" });
+    const text = readFileSync(join(dir, WALLET_FILE), "utf8");
+    expect(text).not.toContain(a.seed);
+    expect(JSON.parse(text).encrypted.kdf).toBe("scrypt");
+    expect(statSync(join(dir, WALLET_FILE)).mode & 0o777).toBe(0o600);
+    expect(() => loadWallet(dir, CHAIN, {})).toThrow(/encrypted/);
+    expect(() => loadWallet(dir, CHAIN, { password: "wrong" })).toThrow(/wrong password/);
+    expect(loadWallet(dir, CHAIN, { password: "correct horse" }).addresses()).toEqual([a.address]);
+  });
+
+  it("encrypts an existing clear wallet when a password is first given", () => {
+    const dir = tempDir();
+    const a = acct("upgrade");
+    loadWallet(dir, CHAIN, { extraSeeds: [a.seed] });
+    expect(readFileSync(join(dir, WALLET_FILE), "utf8")).toContain(a.seed);
+    loadWallet(dir, CHAIN, { password: "pw" });
+    expect(readFileSync(join(dir, WALLET_FILE), "utf8")).not.toContain(a.seed);
+    expect(loadWallet(dir, CHAIN, { password: "pw" }).addresses()).toEqual([a.address]);
+  });
+});
