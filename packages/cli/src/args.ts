@@ -34,6 +34,18 @@ export function numberOption(values: Record<string, unknown>, name: string, fall
   return n;
 }
 
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+
+/** --log-level, else ANCHORD_LOG_LEVEL, else info; anything else is a usage error. */
+export function logLevelOption(values: Record<string, unknown>): string {
+  const raw = values["log-level"] ?? process.env.ANCHORD_LOG_LEVEL ?? "info";
+  const level = String(raw);
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new UsageError(`--log-level (or ANCHORD_LOG_LEVEL) must be one of ${LOG_LEVELS.join(", ")} (got '${level}')`);
+  }
+  return level;
+}
+
 export function listOption(values: Record<string, unknown>, name: string): string[] {
   const raw = values[name];
   const items = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];

@@ -1,17 +1,18 @@
 /**
  * `anchord devnet`: a local network of N generator nodes, each its own `anchord start` process.
  * Fresh data under devnet/.data, a genesis stamped with the current time, node i's API on
- * 6869+i and libp2p on 7869+i (--base-port moves both), devnet.json describing the network while
+ * 6869+i and libp2p on 7869+i (--api-port / --p2p-port move them), devnet.json describing the network while
  * it runs, and a clean stop of every node on Ctrl-C.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from "node:fs";
+import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { genesisToJson, stringifyJson, parseJson } from "@anchord/protocol";
 import { loadOrCreatePeerKey } from "@anchord/network";
 import { buildGenesis } from "./genesis.js";
-import { intOption, numberOption, parse, UsageError } from "../args.js";
+import { intOption, logLevelOption, numberOption, parse, UsageError } from "../args.js";
 
 const HELP = `Usage: npm run devnet -- [options]     (or: anchord devnet [options])
 
@@ -27,7 +28,8 @@ Options:
   --data-root <dir>    where data goes (default devnet/.data in the repository)
   --api-port <p>       API port of node 0 (default 6869); node i uses p+i
   --p2p-port <p>       libp2p port of node 0 (default 7869); node i uses p+i
-  --log-level <l>      log level of the nodes (default info)
+  --log-level <l>      log level of the nodes: trace, debug, info, warn, error (default info;
+                       also ANCHORD_LOG_LEVEL)
 `;
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -57,19 +59,45 @@ export interface DevnetNodeInfo {
   log: string;
 }
 
-async function waitHealthy(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+/** Waits until `url` serves this node's status (its peer id: not some other process on the port). */
+async function waitHealthy(url: string, peerId: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`node exited with code ${child.exitCode} before serving ${url}`);
     try {
       const r = await fetch(`${url}/node/status`);
-      if (r.ok) return;
+      if (r.ok && ((await r.json()) as { peerId?: string }).peerId === peerId) return;
     } catch {
       // not up yet
     }
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`node at ${url} did not answer within ${timeoutMs / 1000}s`);
+}
+
+function portInUse(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const server = createServer();
+    server.once("error", () => done(true));
+    server.listen(port, "127.0.0.1", () => server.close(() => done(false)));
+  });
+}
+
+/** The pid recorded in `file` if that process still runs. */
+function runningPid(file: string): number | undefined {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(file, "utf8").trim());
+  } catch {
+    return undefined;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return undefined;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM" ? pid : undefined;
+  }
 }
 
 export async function devnetCommand(argv: string[]): Promise<number> {
@@ -94,12 +122,29 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   const apiPort = intOption(v, "api-port", 6869, 1, 65525);
   const p2pPort = intOption(v, "p2p-port", 7869, 1, 65525);
   const token = v["api-token"] as string | undefined;
+  const logLevel = logLevelOption(v);
   if (token !== undefined && token.length === 0) throw new UsageError("--api-token must not be empty");
   const root = resolve((v["data-root"] as string | undefined) ?? join(repoRoot, "devnet", ".data"));
+
+  // Never wipe the data of a devnet that is still running, nor start nodes on ports taken.
+  const pidFile = join(root, "devnet.pid");
+  const running = runningPid(pidFile);
+  if (running !== undefined) {
+    throw new UsageError(`a devnet (pid ${running}) is already running with its data in ${root}: stop it first (Ctrl-C in its terminal), or give this one another --data-root and ports`);
+  }
+  if (Math.abs(apiPort - p2pPort) < n) {
+    throw new UsageError(`the API ports ${apiPort}-${apiPort + n - 1} and the libp2p ports ${p2pPort}-${p2pPort + n - 1} overlap: move one with --api-port or --p2p-port`);
+  }
+  for (let i = 0; i < n; i++) {
+    for (const [port, what] of [[apiPort + i, `API port of node-${i}`], [p2pPort + i, `libp2p port of node-${i}`]] as const) {
+      if (await portInUse(port)) throw new UsageError(`port ${port} (${what}) is already in use, perhaps by another devnet: stop it, or move the ports with --api-port / --p2p-port`);
+    }
+  }
 
   // Fresh data every time.
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
+  writeFileSync(pidFile, `${process.pid}\n`);
 
   const accounts = loadDevnetAccounts();
   const genesis = buildGenesis({
@@ -150,6 +195,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
       ),
     );
     rmSync(join(root, "devnet.json"), { force: true });
+    rmSync(pidFile, { force: true });
     process.stdout.write("All nodes stopped.\n");
   };
 
@@ -164,7 +210,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
       "--p2p-port", String(p2pPort + node.index),
       "--name", `node-${node.index}`,
       "--exit-with-parent",
-      "--log-level", (v["log-level"] as string | undefined) ?? "info",
+      "--log-level", logLevel,
     ];
     for (const other of nodes) if (other !== node) args.push("--bootstrap", other.multiaddr);
     if (token) args.push("--api-token", token);
@@ -184,7 +230,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   process.on("SIGTERM", () => void stopAll().then(() => process.exit(0)));
 
   try {
-    await Promise.all(nodes.map((node, i) => waitHealthy(node.api, children[i]!, 60_000)));
+    await Promise.all(nodes.map((node, i) => waitHealthy(node.api, node.peerId, children[i]!, 60_000)));
   } catch (e) {
     process.stderr.write(`devnet: ${(e as Error).message}\n`);
     await stopAll();

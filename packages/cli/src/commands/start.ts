@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { isAnchordError, loadGenesisFile } from "@anchord/protocol";
 import { Node, createLogger, defaultNodeOptions } from "@anchord/node";
-import { intOption, listOption, parse, UsageError } from "../args.js";
+import { intOption, listOption, logLevelOption, parse, UsageError } from "../args.js";
 
 const HELP = `Usage: anchord start --genesis <file> [options]
 
@@ -26,11 +26,20 @@ Options:
   --wallet-seed-file <file> read seed phrases from a file, one per line
   --wallet-password <pw>    encrypt the wallet at rest (scrypt + AES-256-GCM); also ANCHORD_WALLET_PASSWORD
   --no-generate             never forge blocks
-  --log-level <level>       trace|debug|info|warn|error (default info)
+  --log-level <level>       trace|debug|info|warn|error|fatal|silent (default info; also ANCHORD_LOG_LEVEL)
   --name <name>             name shown in the logs
   --exit-with-parent        stop when the parent process exits (used by devnet)
   -h, --help                this help
 `;
+
+/** ": <cause>" from an error's details (first line only), e.g. a p2p port already in use. */
+function describeCause(details: Record<string, unknown> | undefined): string {
+  const cause = details?.["cause"];
+  if (typeof cause !== "string") return "";
+  const listen = details?.["listen"];
+  if (cause.includes("EADDRINUSE") && typeof listen === "string") return `: address ${listen} is already in use`;
+  return `: ${cause.split("\n")[0]}`;
+}
 
 export async function startCommand(argv: string[]): Promise<number | void> {
   const parsed = parse(
@@ -66,7 +75,7 @@ export async function startCommand(argv: string[]): Promise<number | void> {
     seeds.push(...readFileSync(v["wallet-seed-file"], "utf8").split("\n").map((s) => s.trim()).filter(Boolean));
   }
   const token = (v["api-token"] as string | undefined) ?? process.env.ANCHORD_API_TOKEN;
-  const logger = createLogger({ name: v.name as string | undefined, level: v["log-level"] as string | undefined });
+  const logger = createLogger({ name: v.name as string | undefined, level: logLevelOption(v) });
   let node: Node;
   try {
     node = await Node.start(
@@ -93,7 +102,7 @@ export async function startCommand(argv: string[]): Promise<number | void> {
       logger,
     );
   } catch (e) {
-    const message = isAnchordError(e) ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
+    const message = isAnchordError(e) ? `${e.message}${describeCause(e.details)} (${e.code})` : e instanceof Error ? e.message : String(e);
     logger.fatal({ err: message }, "Node failed to start");
     logger.flush?.();
     process.stderr.write(`anchord: cannot start: ${message}\n`);

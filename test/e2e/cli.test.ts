@@ -1,0 +1,351 @@
+/**
+ * The `anchord` command as a user runs it: separate processes of the built CLI (packages/cli/dist,
+ * `npm test` builds first) and `npx anchord` from the repository root. Help texts, keys, genesis,
+ * usage errors and their exit codes, and a data dir that another node holds.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { wordlist } from "@scure/bip39/wordlists/english";
+import { chainIdOf, isValidAddress } from "@anchord/crypto";
+import { TOKEN, genesisFromJson, loadGenesisFile, parseJson } from "@anchord/protocol";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const BIN = join(ROOT, "packages/cli/dist/bin.js");
+const D = chainIdOf("D");
+
+interface DevnetAccount {
+  seed: string;
+  address: string;
+  publicKey: string;
+  balance: number | bigint;
+  node: number | null;
+}
+const ACCOUNTS = parseJson(readFileSync(join(ROOT, "devnet/accounts.json"), "utf8")) as unknown as DevnetAccount[];
+
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) {
+    if (c.exitCode === null && c.signalCode === null && c.pid) {
+      try {
+        process.kill(-c.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), "anchord-cli-test-"));
+  dirs.push(d);
+  return d;
+}
+
+function run(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, encoding: "utf8", timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const s = createServer();
+    s.once("error", () => done(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => done(true)));
+  });
+}
+
+/** `count` consecutive free ports below the ephemeral range, never the defaults (6868-6879, 7869-7879). */
+async function freePorts(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 12_000 + Math.floor(Math.random() * 18_000);
+    let ok = true;
+    for (let p = base; p < base + count && ok; p++) ok = await portFree(p);
+    if (ok) return base;
+  }
+  throw new Error("no free port range found");
+}
+
+async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await cond()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function httpOk(url: string): Promise<boolean> {
+  try {
+    const r = await fetch(url, { signal: AbortSignal.timeout(3000) });
+    return r.ok;
+  } catch {
+    return false;
+  }
+}
+
+describe("help and usage errors", () => {
+  it("anchord --help lists every command; no command prints it too", () => {
+    for (const args of [["--help"], ["-h"], ["help"], []]) {
+      const r = run(args);
+      expect(r.code, `anchord ${args.join(" ")}`).toBe(0);
+      for (const cmd of ["start", "devnet", "keys", "genesis"]) expect(r.stdout).toMatch(new RegExp(`^  ${cmd} `, "m"));
+      expect(r.stdout).toContain("Usage: anchord <command>");
+    }
+  });
+
+  it("anchord start --help documents the join options", () => {
+    const r = run(["start", "--help"]);
+    expect(r.code).toBe(0);
+    for (const opt of ["--genesis", "--bootstrap", "--api-port", "--p2p-port", "--data-dir", "--wallet-seed", "--api-token", "--log-level", "--no-generate"]) {
+      expect(r.stdout).toContain(opt);
+    }
+  });
+
+  it("anchord devnet --help documents the devnet options", () => {
+    const r = run(["devnet", "--help"]);
+    expect(r.code).toBe(0);
+    for (const opt of ["--nodes", "--api-token", "--block-time", "--data-root", "--api-port", "--p2p-port"]) expect(r.stdout).toContain(opt);
+    expect(r.stdout).toContain("6869");
+  });
+
+  it("an unknown command exits 2 with the usage on stderr", () => {
+    const r = run(["frobnicate"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown command 'frobnicate'");
+    expect(r.stderr).toContain("Usage: anchord <command>");
+    expect(r.stdout).toBe("");
+  });
+
+  it("an unknown option is a clear error", () => {
+    const r = run(["keys", "new", "--bogus"]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("--bogus");
+  });
+
+  it("start without --genesis says so and exits non-zero", () => {
+    const dir = tmp();
+    const r = run(["start", "--data-dir", join(dir, "n")]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("--genesis is required");
+    expect(existsSync(join(dir, "n"))).toBe(false);
+  });
+
+  it("start with an unknown --log-level says which levels exist", () => {
+    const dir = tmp();
+    const genesisPath = join(dir, "genesis.json");
+    expect(run(["genesis", "--balance", `${ACCOUNTS[0]!.address}=${String(ACCOUNTS[0]!.balance)}`, "--out", genesisPath]).code).toBe(0);
+    const r = run(["start", "--genesis", genesisPath, "--data-dir", join(dir, "n"), "--log-level", "loud"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("must be one of trace, debug, info, warn, error, fatal, silent (got 'loud')");
+    expect(existsSync(join(dir, "n"))).toBe(false);
+  });
+
+  it("start with a genesis file that does not exist names the file", () => {
+    const dir = tmp();
+    const r = run(["start", "--genesis", join(dir, "nope.json"), "--data-dir", join(dir, "n")]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("nope.json");
+  });
+});
+
+describe("npx anchord", () => {
+  it("the package's bin is a committed launcher that npm can link before dist/ is built", () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, "packages/cli/package.json"), "utf8")) as { bin: Record<string, string> };
+    const target = resolve(ROOT, "packages/cli", pkg.bin["anchord"]!);
+    // npm skips (does not link) a bin whose file is missing at install time; dist/ only exists after
+    // the root `prepare` script, so the bin must live outside dist/.
+    expect(target.includes(`${join("packages", "cli", "dist")}`)).toBe(false);
+    expect(readFileSync(target, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
+    expect(statSync(target).mode & 0o111).not.toBe(0);
+    expect(existsSync(join(ROOT, "node_modules/.bin/anchord"))).toBe(true);
+  });
+
+  it("npx anchord --help works from the repository root", () => {
+    // npm_config_yes=false: never fetch a package named anchord from the registry if the local bin is missing.
+    const env = { ...process.env, npm_config_yes: "false" };
+    const r = spawnSync("npx", ["anchord", "--help"], { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain("Usage: anchord <command>");
+    const start = spawnSync("npx", ["anchord", "start", "--help"], { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 });
+    expect(start.stdout).toContain("Usage: anchord start --genesis <file>");
+    const bad = spawnSync("npx", ["anchord", "frobnicate"], { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 });
+    expect(bad.status).toBe(2);
+  });
+});
+
+describe("keys", () => {
+  it("keys new makes a 15-word seed and a chain-D address starting with 3 that keys show reproduces", () => {
+    const a = run(["keys", "new", "--json"]);
+    expect(a.code, a.stderr).toBe(0);
+    const info = JSON.parse(a.stdout) as { seed: string; address: string; publicKey: string; chainId: string };
+    const words = info.seed.split(" ");
+    expect(words).toHaveLength(15);
+    for (const w of words) expect(wordlist).toContain(w);
+    expect(info.chainId).toBe("D");
+    expect(info.address.startsWith("3")).toBe(true);
+    expect(isValidAddress(info.address, D)).toBe(true);
+
+    const shown = run(["keys", "show", "--seed", info.seed, "--json"]);
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout)).toEqual(info);
+
+    const b = run(["keys", "new"]);
+    expect(b.code).toBe(0);
+    expect(b.stdout).toMatch(/^seed: +(\S+ ){14}\S+$/m);
+    expect(b.stdout).toMatch(/^address: +3\w+$/m);
+    expect(b.stdout).toContain("Keep the seed secret");
+    expect(b.stdout).not.toContain(info.seed); // a fresh seed every time
+  });
+
+  it("keys show --seed gives the addresses and public keys of devnet/accounts.json", () => {
+    for (const acct of [ACCOUNTS[0]!, ACCOUNTS[9]!, ACCOUNTS.find((a) => a.node === null)!, ACCOUNTS[ACCOUNTS.length - 1]!]) {
+      const r = run(["keys", "show", "--seed", acct.seed, "--json"]);
+      expect(r.code).toBe(0);
+      const info = JSON.parse(r.stdout) as { address: string; publicKey: string };
+      expect(info.address).toBe(acct.address);
+      expect(info.publicKey).toBe(acct.publicKey);
+    }
+    // The seed can come from the environment, as for `start`.
+    const env = run(["keys", "show"], { env: { ...process.env, ANCHORD_WALLET_SEED: ACCOUNTS[1]!.seed } });
+    expect(env.stdout).toContain(ACCOUNTS[1]!.address);
+    // Another chain id gives another address for the same key.
+    const t = run(["keys", "show", "--seed", ACCOUNTS[0]!.seed, "--chain-id", "T", "--json"]);
+    const tInfo = JSON.parse(t.stdout) as { address: string };
+    expect(tInfo.address).not.toBe(ACCOUNTS[0]!.address);
+    expect(isValidAddress(tInfo.address, chainIdOf("T"))).toBe(true);
+  });
+
+  it("keys show without a seed and keys with no subcommand are usage errors", () => {
+    const env = { ...process.env };
+    delete env["ANCHORD_WALLET_SEED"];
+    const r = run(["keys", "show"], { env });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("--seed");
+    const s = run(["keys"], { env });
+    expect(s.code).not.toBe(0);
+    expect(s.stderr).toContain("unknown keys command");
+  });
+});
+
+describe("genesis", () => {
+  it("writes a genesis file that loads, with the balances given and a positive base target", () => {
+    const dir = tmp();
+    const out = join(dir, "genesis.json");
+    const [a, b] = [ACCOUNTS[0]!, ACCOUNTS[11]!];
+    const r = run(["genesis", "--balance", `${a.address}=${String(a.balance)}`, "--balance", `${b.address}=123456789`, "--block-time", "2", "--name", "TestNet", "--out", out]);
+    expect(r.code, r.stderr).toBe(0);
+    const g = genesisFromJson(parseJson(readFileSync(out, "utf8")));
+    expect(g.baseTarget > 0n).toBe(true);
+    expect(g.config.chainId).toBe("D");
+    expect(g.config.name).toBe("TestNet");
+    expect(g.config.averageBlockDelayMs).toBe(2000);
+    expect(g.balances).toEqual([
+      { address: a.address, amount: BigInt(a.balance) },
+      { address: b.address, amount: 123456789n },
+    ]);
+    expect(Math.abs(g.timestamp - Date.now())).toBeLessThan(60_000);
+    expect(loadGenesisFile(out)).toEqual(g);
+
+    // To stdout without --out; --timestamp fixes the time; balances above 2^53 stay exact.
+    const big = 9_007_199_254_740_993n;
+    const s = run(["genesis", "--balance", `${a.address}=${big}`, "--timestamp", "1700000000000"]);
+    expect(s.code).toBe(0);
+    const g2 = genesisFromJson(parseJson(s.stdout));
+    expect(g2.timestamp).toBe(1_700_000_000_000);
+    expect(g2.balances[0]!.amount).toBe(big);
+    expect(g2.baseTarget > 0n).toBe(true);
+  });
+
+  it("refuses a bad --balance and a missing one", () => {
+    const bad = run(["genesis", "--balance", "3Fnotanaddress=5"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("--balance '3Fnotanaddress=5'");
+    const none = run(["genesis"]);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toContain("at least one --balance is required");
+    const wrongChain = run(["genesis", "--chain-id", "T", "--balance", `${ACCOUNTS[0]!.address}=${1000n * TOKEN}`]);
+    expect(wrongChain.code).not.toBe(0);
+    expect(wrongChain.stderr).toContain("chain T");
+  });
+});
+
+describe("start", () => {
+  it("an API or libp2p port in use is a clear error naming the address", async () => {
+    const dir = tmp();
+    const genesisPath = join(dir, "genesis.json");
+    const acct = ACCOUNTS[0]!;
+    expect(run(["genesis", "--balance", `${acct.address}=${String(acct.balance)}`, "--out", genesisPath]).code).toBe(0);
+    const port = await freePorts(2);
+    const holder = createServer();
+    await new Promise<void>((done) => holder.listen(port, "127.0.0.1", done));
+    try {
+      // spawn (not spawnSync): this process must keep serving the held port meanwhile
+      const attempt = (args: string[]) =>
+        new Promise<{ code: number | null; stderr: string }>((done) => {
+          const c = spawn(process.execPath, [BIN, "start", "--genesis", genesisPath, "--no-generate", ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+          let stderr = "";
+          c.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+          c.once("exit", (code) => done({ code, stderr }));
+        });
+      const api = await attempt(["--data-dir", join(dir, "a"), "--api-port", String(port), "--p2p-port", String(port + 1)]);
+      expect(api.code).not.toBe(0);
+      expect(api.stderr).toContain(`address already in use 127.0.0.1:${port}`);
+      const p2p = await attempt(["--data-dir", join(dir, "b"), "--api-port", String(port + 1), "--p2p-port", String(port)]);
+      expect(p2p.code).not.toBe(0);
+      expect(p2p.stderr).toContain(`cannot start the p2p host: address 127.0.0.1:${port} is already in use`);
+    } finally {
+      await new Promise((done) => holder.close(done));
+    }
+  });
+
+  it("a second node on a data dir in use exits non-zero with an 'in use' message; the first stops cleanly", async () => {
+    const dir = tmp();
+    const genesisPath = join(dir, "genesis.json");
+    const acct = ACCOUNTS[0]!;
+    expect(run(["genesis", "--balance", `${acct.address}=${String(acct.balance)}`, "--block-time", "1", "--out", genesisPath]).code).toBe(0);
+    const port = await freePorts(4);
+    const dataDir = join(dir, "node");
+    const first = spawn(
+      process.execPath,
+      [BIN, "start", "--genesis", genesisPath, "--data-dir", dataDir, "--api-port", String(port), "--p2p-port", String(port + 1), "--no-generate", "--exit-with-parent"],
+      { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    children.push(first);
+    let out = "";
+    first.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    first.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((done) => first.once("exit", (code) => done(code)));
+    await waitFor("first node serves /node/status", () => httpOk(`http://127.0.0.1:${port}/node/status`), 30_000);
+
+    const second = run(["start", "--genesis", genesisPath, "--data-dir", dataDir, "--api-port", String(port + 2), "--p2p-port", String(port + 3)]);
+    expect(second.code).not.toBe(0);
+    expect(second.stderr).toMatch(/cannot start: data dir .* is in use by another anchord process/);
+    // The first node was not disturbed.
+    expect(await httpOk(`http://127.0.0.1:${port}/node/status`)).toBe(true);
+    expect(await portFree(port + 2)).toBe(true);
+
+    process.kill(first.pid!, "SIGINT");
+    expect(await exited).toBe(0);
+    expect(out).toContain('"msg":"Shutting down"');
+    expect(out).toContain('"msg":"Node stopped"');
+
+    // The data dir is free again: a new node opens it at the same height.
+    const again = spawn(process.execPath, [BIN, "start", "--genesis", genesisPath, "--data-dir", dataDir, "--api-port", String(port + 2), "--p2p-port", String(port + 3), "--no-generate", "--exit-with-parent"], {
+      cwd: ROOT,
+      detached: true,
+      stdio: "ignore",
+    });
+    children.push(again);
+    const againExited = new Promise<number | null>((done) => again.once("exit", (code) => done(code)));
+    await waitFor("restarted node serves /node/status", () => httpOk(`http://127.0.0.1:${port + 2}/node/status`), 30_000);
+    process.kill(again.pid!, "SIGTERM");
+    expect(await againExited).toBe(0);
+  });
+});
