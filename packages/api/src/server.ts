@@ -4,6 +4,7 @@
  */
 import * as http from "node:http";
 import * as net from "node:net";
+import type { Duplex } from "node:stream";
 import type { Express } from "express";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
 import { requiresApiToken } from "./app.js";
@@ -31,6 +32,34 @@ export function isLoopbackHost(host: string): boolean {
   return false;
 }
 
+/** A JSON error written straight to a socket, for requests that never reach the app. */
+function rawJsonError(status: number, message: string): string {
+  const body = JSON.stringify({ error: 0, message });
+  return (
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? "Error"}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nAccess-Control-Allow-Origin: *\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
+/**
+ * Requests Node's HTTP parser refuses (malformed request line or headers, headers over 16 KiB,
+ * headers or body not complete within the timeouts) are answered with the API's JSON error body,
+ * as everything else, instead of Node's bare status line.
+ */
+function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] =
+    err.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "request headers too large"]
+      : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "request not received in time"]
+        : [400, "malformed HTTP request"];
+  socket.end(rawJsonError(status, message));
+}
+
 export async function startApi(app: Express, opts: ListenOptions): Promise<RunningApi> {
   if (!isLoopbackHost(opts.host) && !requiresApiToken(app)) {
     throw new AnchordError(
@@ -39,10 +68,22 @@ export async function startApi(app: Express, opts: ListenOptions): Promise<Runni
       { host: opts.host },
     );
   }
-  const server = http.createServer(app);
+  // timeouts are enforced every second (Node's default check interval is 30 s, which would let a
+  // slow client hold a connection three times longer than headersTimeout says)
+  const server = http.createServer({ connectionsCheckingInterval: 1_000, requireHostHeader: false }, (req, res) => {
+    // Node would answer a missing Host header with a bare 400; answer it as JSON like the rest
+    if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined) {
+      res.writeHead(400, { "Content-Type": "application/json; charset=utf-8", "Access-Control-Allow-Origin": "*", Connection: "close" }).end(JSON.stringify({ error: 0, message: "missing Host header" }));
+      return;
+    }
+    app(req, res);
+  });
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
+  server.on("clientError", answerClientError);
+  // CONNECT (proxy tunnels) is not for this server: a JSON refusal rather than a silent close
+  server.on("connect", (_req: http.IncomingMessage, socket: Duplex) => socket.end(rawJsonError(405, "CONNECT is not supported")));
   await new Promise<void>((resolve, reject) => {
     const onError = (e: Error): void => reject(e);
     server.once("error", onError);

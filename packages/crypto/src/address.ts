@@ -2,12 +2,30 @@
  * LTO addresses: 26 bytes = 0x01 ‖ chainId ‖ secureHash(publicKey)[0..20] ‖ checksum(4),
  * checksum = secureHash(first 22 bytes)[0..4]; written in base58.
  */
-import { base58Encode, tryBase58Decode } from "./base58.js";
+import { base58Encode, maxBase58Length, tryBase58Decode } from "./base58.js";
 import { concatBytes, equalBytes } from "./bytes.js";
 import { secureHash } from "./hash.js";
 
 export const ADDRESS_LENGTH = 26;
 export const ADDRESS_VERSION = 1;
+
+/**
+ * Addresses are pure functions of their inputs and cost two BLAKE2b (pure JS) and two SHA-256 to
+ * derive or check, and the same senders and recipients come back in every block: bounded caches
+ * (FIFO eviction) keep the answers. Only valid addresses are cached by parseAddress.
+ */
+const MAX_CACHED_ADDRESSES = 50_000;
+const addressByKey = new Map<string, string>();
+const validAddresses = new Map<string, Uint8Array>();
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): void {
+  if (cache.size >= MAX_CACHED_ADDRESSES) cache.delete(cache.keys().next().value!);
+  cache.set(key, value);
+}
+
+function keyOf(bytes: Uint8Array, chainId: number): string {
+  return `${chainId}:${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")}`;
+}
 
 export function addressBytesFromPublicKey(publicKey: Uint8Array, chainId: number): Uint8Array {
   const head = concatBytes(Uint8Array.of(ADDRESS_VERSION, chainId), secureHash(publicKey).subarray(0, 20));
@@ -15,7 +33,13 @@ export function addressBytesFromPublicKey(publicKey: Uint8Array, chainId: number
 }
 
 export function addressFromPublicKey(publicKey: Uint8Array, chainId: number): string {
-  return base58Encode(addressBytesFromPublicKey(publicKey, chainId));
+  const key = keyOf(publicKey, chainId);
+  let address = addressByKey.get(key);
+  if (address === undefined) {
+    address = base58Encode(addressBytesFromPublicKey(publicKey, chainId));
+    remember(addressByKey, key, address);
+  }
+  return address;
 }
 
 export type AddressProblem = "base58" | "length" | "version" | "chainId" | "checksum";
@@ -37,10 +61,18 @@ export function stripAddressPrefix(text: string): string {
 /** Decodes and fully validates a base58 address (optionally `address:`-prefixed). */
 export function parseAddress(text: string, chainId: number): { bytes: Uint8Array; problem?: undefined } | { bytes?: undefined; problem: AddressProblem } {
   if (typeof text !== "string") return { problem: "base58" };
-  const bytes = tryBase58Decode(stripAddressPrefix(text));
+  const key = `${chainId}:${text}`;
+  const known = validAddresses.get(key);
+  if (known) return { bytes: Uint8Array.from(known) };
+  const stripped = stripAddressPrefix(text);
+  // never decode what cannot be an address (base58 decoding is quadratic in the text length)
+  if (stripped.length > maxBase58Length(ADDRESS_LENGTH)) return { problem: "length" };
+  const bytes = tryBase58Decode(stripped);
   if (!bytes) return { problem: "base58" };
   const problem = addressBytesProblem(bytes, chainId);
-  return problem ? { problem } : { bytes };
+  if (problem) return { problem };
+  if (text.length <= 64) remember(validAddresses, key, Uint8Array.from(bytes));
+  return { bytes };
 }
 
 export function isValidAddress(text: string, chainId: number): boolean {
