@@ -14,6 +14,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.NOT_FOUND:
       return 404;
     case ErrorCode.POOL_FULL:
+    case ErrorCode.UNAVAILABLE:
       return 503;
     case ErrorCode.STORAGE:
     case ErrorCode.DB_LOCKED:

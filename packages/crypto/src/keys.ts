@@ -105,22 +105,34 @@ export function verify(keyType: KeyType, publicKey: Uint8Array, message: Uint8Ar
   }
 }
 
+/**
+ * Keys found valid (the curve check is a pure-JS square root, ~0.1 ms; the same senders come back
+ * in every request): bounded, FIFO eviction. Invalid keys are not remembered.
+ */
+const MAX_VALID_KEYS = 50_000;
+const validKeys = new Set<string>();
+
 /** Checks that bytes are a valid public key of the given type (on the curve, right length). */
 export function isValidPublicKey(keyType: KeyType, publicKey: Uint8Array): boolean {
   if (publicKey.length !== PUBLIC_KEY_LENGTH[keyType]) return false;
+  const cacheKey = `${keyType}:${Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString("latin1")}`;
+  if (validKeys.has(cacheKey)) return true;
   try {
     switch (keyType) {
       case "ed25519":
         ed25519.Point.fromBytes(publicKey);
-        return true;
+        break;
       case "secp256k1":
         secp256k1.Point.fromBytes(publicKey);
-        return true;
+        break;
       case "secp256r1":
         p256.Point.fromBytes(publicKey);
-        return true;
+        break;
     }
   } catch {
     return false;
   }
+  if (validKeys.size >= MAX_VALID_KEYS) validKeys.delete(validKeys.values().next().value!);
+  validKeys.add(cacheKey);
+  return true;
 }

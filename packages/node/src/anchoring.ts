@@ -4,9 +4,9 @@
  * pool (durably) before any request is answered. A hash that is already anchored on chain or
  * pending in the pool is answered with the existing transaction and creates nothing new.
  *
- * Flushing: when no transaction is being built the first hash starts a batch that closes after
- * `lingerMs` (or at 100 hashes); requests arriving while a batch is being signed/persisted wait
- * for the next batch. Under load this fills batches; when idle a request waits ~lingerMs.
+ * Flushing: the first hash of a batch starts a timer; the batch closes after `lingerMs` (or at 100
+ * hashes) and is signed and written at once, while the next batch gathers (the pool merges
+ * concurrent writes into one fsync). When idle a request waits ~lingerMs.
  */
 import { toHex } from "@anchord/crypto";
 import { AnchordError, ErrorCode, createTx, minFee, signTx, type AnchorTx, type SignedTx } from "@anchord/protocol";
@@ -28,15 +28,18 @@ export class AnchorBatcher {
   /** hex(hash) → promise of the tx id, for hashes in a batch not yet pooled */
   private inflight = new Map<string, Promise<string>>();
   private timer: NodeJS.Timeout | undefined;
-  private flushing = false;
+  /** Batches being signed and written. */
+  private readonly submitting = new Set<Promise<void>>();
   private lastTimestamp = 0;
+  /** Called with each anchor transaction once it is durably pooled (the node gossips it at once). */
+  onPooled: ((tx: AnchorTx) => void) | undefined;
 
   constructor(
     private readonly ledger: Ledger,
     private readonly pool: TxPool,
     private readonly wallet: Wallet,
     private readonly logger: Logger,
-    private readonly lingerMs = 5,
+    private readonly lingerMs = 1,
     private readonly now: () => number = Date.now,
   ) {
     pool.onRemoved((txs) => this.reanchorDropped(txs));
@@ -79,32 +82,30 @@ export class AnchorBatcher {
   }
 
   private schedule(): void {
-    if (this.flushing || this.timer) return;
+    if (this.timer) return;
     if (this.queue.length >= MAX_ANCHORS_PER_TX) {
-      void this.flush();
+      this.flush();
       return;
     }
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.flush();
+      this.flush();
     }, this.lingerMs);
   }
 
-  private async flush(): Promise<void> {
-    if (this.flushing) return;
-    this.flushing = true;
+  /**
+   * Starts one transaction per 100 queued hashes. Earlier batches may still be writing: the pool
+   * merges concurrent writes into one (group commit), so a batch never waits for another's fsync.
+   */
+  private flush(): void {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, MAX_ANCHORS_PER_TX);
-        await this.submit(batch);
-      }
-    } finally {
-      this.flushing = false;
-      if (this.queue.length) this.schedule();
+    while (this.queue.length > 0) {
+      const p = this.submit(this.queue.splice(0, MAX_ANCHORS_PER_TX));
+      this.submitting.add(p);
+      void p.finally(() => this.submitting.delete(p));
     }
   }
 
@@ -123,7 +124,10 @@ export class AnchorBatcher {
         createTx({ type: 15, timestamp, fee, senderPublicKey: account.keyPair.publicKey, anchors: batch.map((w) => w.hash) }, this.ledger.config.chainIdByte) as AnchorTx,
         account.keyPair,
       );
+      // signed here a moment ago: the pool need not verify it again
+      this.pool.verified.add(tx);
       await this.pool.add(tx);
+      this.onPooled?.(tx);
       this.logger.debug({ txId: tx.id, anchors: batch.length }, "Anchor transaction pooled");
       for (const w of batch) w.resolve(tx.id);
     } catch (e) {
@@ -133,8 +137,7 @@ export class AnchorBatcher {
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.flush();
+    this.flush();
+    await Promise.all(this.submitting);
   }
 }

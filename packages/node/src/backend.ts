@@ -13,7 +13,7 @@ export class NodeBackend implements ApiBackend {
   }
 
   async anchor(hash: Uint8Array): Promise<{ txId: string }> {
-    return { txId: await this.node.anchoring.anchor(hash) };
+    return { txId: await this.node.writing(() => this.node.anchoring.anchor(hash)) };
   }
 
   anchorStatus(hash: Uint8Array): AnchorStatus | undefined {
@@ -125,6 +125,7 @@ export class NodeBackend implements ApiBackend {
       syncing: this.node.sync?.behind ?? false,
       peerId: this.node.network?.peerId ?? null,
       version: NODE_VERSION,
+      storage: this.node.storageFailure ? "failed" : "ok",
     };
   }
 

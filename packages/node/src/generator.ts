@@ -82,13 +82,19 @@ export class Generator {
     try {
       const block = await this.chain.exclusive(async () => this.build(slot, tipId));
       if (!block) return;
+      // Gossiped first, applied here meanwhile: the block is valid by construction (consensus
+      // fields for this tip, transactions the pool checked against this state), and peers judge it
+      // themselves. Waiting for our own application would add its time to every hop and, with
+      // short block times, let other generators' slots pass before they see it (forks).
+      this.publish(block);
       const result = await this.chain.processBlock(block, "local");
       if (result.status === "applied") {
         this.logger.info(
-          { height: this.chain.ledger.height, id: block.id, txs: block.transactions.length, generator: slot.account.address },
+          { height: this.chain.ledger.height, id: block.id, txs: block.transactions.length, timestamp: block.timestamp, generator: slot.account.address },
           "Block forged",
         );
-        this.publish(block);
+      } else {
+        this.logger.warn({ id: block.id, status: result.status }, "Forged block not applied: the tip moved meanwhile");
       }
     } catch (e) {
       this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, "Forging failed");

@@ -15,7 +15,10 @@ import type { Logger } from "./logger.js";
 export const MAX_TXS_PER_MESSAGE = 1000;
 
 export function encodeTxBatch(txs: readonly SignedTx[]): Uint8Array {
-  const parts = txs.map((tx) => encodeTx(tx));
+  return packTxBatch(txs.map((tx) => encodeTx(tx)));
+}
+
+function packTxBatch(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(2 + parts.reduce((n, p) => n + 4 + p.length, 0));
   const view = new DataView(out.buffer);
   view.setUint16(0, parts.length);
@@ -31,19 +34,20 @@ export function encodeTxBatch(txs: readonly SignedTx[]): Uint8Array {
 /** Encodes transactions into as few batch messages as the count and byte caps allow. */
 export function splitTxBatches(txs: readonly SignedTx[], maxCount: number, maxBytes: number): Uint8Array[] {
   const out: Uint8Array[] = [];
-  let current: SignedTx[] = [];
+  let current: Uint8Array[] = [];
   let size = 2;
   for (const tx of txs) {
-    const len = 4 + encodeTx(tx).length;
+    const bytes = encodeTx(tx);
+    const len = 4 + bytes.length;
     if (current.length > 0 && (current.length >= maxCount || size + len > maxBytes)) {
-      out.push(encodeTxBatch(current));
+      out.push(packTxBatch(current));
       current = [];
       size = 2;
     }
-    current.push(tx);
+    current.push(bytes);
     size += len;
   }
-  if (current.length) out.push(encodeTxBatch(current));
+  if (current.length) out.push(packTxBatch(current));
   return out;
 }
 
@@ -112,13 +116,10 @@ export class GossipHandler {
     let added = 0;
     const badSignatures = new Set(await verifyTransactions(txs, this.pool.verified));
     let invalid = badSignatures.size;
-    for (const tx of txs) {
-      if (badSignatures.has(tx.id)) continue;
-      try {
-        if ((await this.pool.add(tx)) === "added") added++;
-      } catch (e) {
-        if (isAnchordError(e) && PROVABLY_INVALID.has(e.code)) invalid++;
-      }
+    // in order, as one add() after the other, with one synced write for the whole batch
+    for (const r of await this.pool.addMany(txs.filter((tx) => !badSignatures.has(tx.id)))) {
+      if (r === "added") added++;
+      else if (r !== "duplicate" && PROVABLY_INVALID.has(r.code)) invalid++;
     }
     if (invalid > 0) {
       this.stats.txRejected += invalid;
@@ -133,7 +134,7 @@ export class GossipHandler {
     const ledger = this.chain.ledger;
     let block;
     try {
-      block = decodeBlock(data, ledger.config.chainIdByte, { maxTransactions: ledger.config.maxBlockTransactions });
+      block = decodeBlock(data, ledger.config.chainIdByte, { maxTransactions: ledger.config.maxBlockTransactions, knownTx: (bytes) => this.pool.known(bytes) });
     } catch {
       this.stats.blocksRejected++;
       return "reject";

@@ -5,7 +5,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { addressFromPublicKey, base58Encode } from "@anchord/crypto";
-import { encodeBlock, type Block, type SignedTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, encodeBlock, isAnchordError, type Block, type SignedTx } from "@anchord/protocol";
 import { Ledger } from "@anchord/state";
 import { Network } from "@anchord/network";
 import { createApi, startApi } from "@anchord/api";
@@ -23,8 +23,13 @@ import { loadWallet, type Wallet } from "./wallet.js";
 
 /** Largest block this node forges and gossips; the network's gossip cap for blocks is 2 MiB. */
 export const MAX_GOSSIP_BLOCK_BYTES = 2 * 1024 * 1024 - 64 * 1024;
+/** How long locally admitted transactions gather before they are gossiped as one batch. */
+export const OUTBOX_LINGER_MS = 50;
 /** Largest transaction batch per gossip message; the network's cap is 512 KiB. */
 export const MAX_GOSSIP_TX_BYTES = 448 * 1024;
+/** What a client is told (HTTP 503) when the node refuses writes after a storage failure. */
+export const STORAGE_REFUSAL =
+  "this node's storage failed (disk full or I/O error): it refuses writes until it is restarted with a usable disk; reads are still served";
 
 type Status = "starting" | "running" | "stopping" | "stopped";
 
@@ -33,11 +38,15 @@ export class Node {
   network: Network | undefined;
   sync: Synchronizer | undefined;
   generator: Generator | undefined;
+  /** Judges incoming gossip; its `stats` count accepted and rejected messages (undefined without p2p). */
+  gossip: GossipHandler | undefined;
   apiUrl: string | undefined;
   private api: { url: string; close(): Promise<void> } | undefined;
   private outbox: SignedTx[] = [];
   private outboxTimer: NodeJS.Timeout | undefined;
   private rebroadcastTimer: NodeJS.Timeout | undefined;
+  private storageWatch: NodeJS.Timeout | undefined;
+  private storageFailed = false;
   private stopping: Promise<void> | undefined;
 
   private constructor(
@@ -54,7 +63,10 @@ export class Node {
   static async start(opts: NodeOptions, logger?: Logger): Promise<Node> {
     const log = logger ?? createLogger({ name: opts.name, level: opts.logLevel });
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-    const ledger = await Ledger.open({ dataDir: join(opts.dataDir, "chain"), genesis: opts.genesis });
+    const ledger = await Ledger.open({ dataDir: join(opts.dataDir, "chain"), genesis: opts.genesis }).catch((e: unknown) => {
+      // name the data dir the operator gave, not the ledger's subdirectory
+      throw isAnchordError(e, ErrorCode.DB_LOCKED) ? new AnchordError(ErrorCode.DB_LOCKED, `data dir ${opts.dataDir} is in use by another anchord process`, { dataDir: opts.dataDir }) : e;
+    });
     let node: Node | undefined;
     try {
       const wallet = loadWallet(opts.dataDir, ledger.config.chainIdByte, { extraSeeds: opts.walletSeeds, password: opts.walletPassword });
@@ -63,6 +75,9 @@ export class Node {
       const metrics = new NodeMetrics();
       const anchoring = new AnchorBatcher(ledger, pool, wallet, log.child({ module: "anchoring" }));
       node = new Node(opts, log, ledger, wallet, pool, chain, metrics, anchoring);
+      const created = node;
+      // acknowledged anchors leave at once, not only with the periodic rebroadcast
+      anchoring.onPooled = (tx) => created.queueGossip(tx);
       await node.startServices();
       node.status = "running";
       log.info(
@@ -85,7 +100,7 @@ export class Node {
         if (source === "local") metrics.blocksMade.inc();
         else {
           metrics.blocksReceived.inc({ source });
-          logger.info({ height, id: block.id, txs: block.transactions.length, generator: addressFromPublicKey(block.generator, ledger.config.chainIdByte), source }, "Block applied");
+          logger.info({ height, id: block.id, txs: block.transactions.length, timestamp: block.timestamp, generator: addressFromPublicKey(block.generator, ledger.config.chainIdByte), source }, "Block applied");
         }
         metrics.txsApplied.inc(block.transactions.length);
         this.updateGauges();
@@ -103,6 +118,7 @@ export class Node {
     if (opts.p2p) {
       const p2p = opts.p2p;
       const gossip = new GossipHandler(chain, pool, () => this.sync?.trigger(), logger.child({ module: "gossip" }));
+      this.gossip = gossip;
       this.network = await Network.create(
         {
           chainId: ledger.config.chainId,
@@ -164,6 +180,10 @@ export class Node {
       this.generator.start();
     }
 
+    // A failed write anywhere (a block from gossip, sync, the generator) stops forging and syncing.
+    this.storageWatch = setInterval(() => this.onStorageFailure(), 1000);
+    this.storageWatch.unref();
+
     if (opts.api) {
       const app = createApi(new NodeBackend(this), { apiToken: opts.api.token, rateLimit: opts.api.rateLimit, logger: logger.child({ module: "api" }) });
       this.api = await startApi(app, { host: opts.api.host, port: opts.api.port });
@@ -181,17 +201,58 @@ export class Node {
 
   /** Admits a locally submitted transaction (API, wallet) and gossips it once. */
   async submit(tx: SignedTx): Promise<void> {
-    const result = await this.pool.add(tx);
+    const result = await this.writing(() => this.pool.add(tx));
     this.metrics.poolSize.set(this.pool.size);
     if (result === "added") this.queueGossip(tx);
+  }
+
+  /** The first failed write of the ledger or the pool (disk full, I/O error), if any. */
+  get storageFailure(): AnchordError | undefined {
+    return this.ledger.storageFailure ?? this.pool.storageFailure;
+  }
+
+  /**
+   * Runs a write for a client. Once storage failed it is refused with UNAVAILABLE (HTTP 503),
+   * before or when the failure happens during it: nothing is acknowledged that is not durable.
+   */
+  async writing<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.storageFailure) {
+      this.onStorageFailure();
+      throw new AnchordError(ErrorCode.UNAVAILABLE, STORAGE_REFUSAL);
+    }
+    try {
+      return await fn();
+    } catch (e) {
+      if (isAnchordError(e, ErrorCode.STORAGE) && this.storageFailure) {
+        this.onStorageFailure();
+        throw new AnchordError(ErrorCode.UNAVAILABLE, STORAGE_REFUSAL);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * After a failed write the ledger and the pool refuse further writes (LevelDB could lose writes
+   * made after a torn one). The node stops forging and syncing, keeps serving reads and peers'
+   * requests, and says so once; a restart with a usable disk recovers to the last durable block.
+   */
+  private onStorageFailure(): void {
+    const failure = this.storageFailure;
+    if (!failure || this.storageFailed) return;
+    this.storageFailed = true;
+    this.logger.error({ err: failure.message }, "Storage failure: forging and syncing stopped, writes refused (503) until the node is restarted with a usable disk");
+    this.generator?.stop();
+    this.sync?.stop();
   }
 
   /** Locally originated transactions leave in batches (many per gossip message). */
   queueGossip(tx: SignedTx): void {
     if (!this.network) return;
     this.outbox.push(tx);
+    // 50 ms: a batch per message under load (each message costs every peer a decode pass, a
+    // verification batch and a synced pool write), still far below a block time
     if (this.outbox.length >= MAX_TXS_PER_MESSAGE) this.flushOutbox();
-    else this.outboxTimer ??= setTimeout(() => this.flushOutbox(), 10);
+    else this.outboxTimer ??= setTimeout(() => this.flushOutbox(), OUTBOX_LINGER_MS);
   }
 
   private flushOutbox(): void {
@@ -235,6 +296,7 @@ export class Node {
     await step("api", () => this.api?.close());
     await step("generator", () => this.generator?.stop());
     if (this.rebroadcastTimer) clearInterval(this.rebroadcastTimer);
+    if (this.storageWatch) clearInterval(this.storageWatch);
     await step("sync", () => this.sync?.stop());
     await step("anchoring", () => this.anchoring.close());
     await step("outbox", () => this.flushOutbox());

@@ -10,6 +10,7 @@
  * - Durable: every admitted transaction is written (synced) to `<dataDir>/pool` before admission
  *   is acknowledged, and reloaded (and re-checked) on start.
  */
+import { createHash } from "node:crypto";
 import { ClassicLevel } from "classic-level";
 import { toHex, uint64BE } from "@anchord/crypto";
 import {
@@ -45,17 +46,43 @@ interface Entry {
 
 export type AddResult = "added" | "duplicate";
 
-/** Ids whose signatures were verified; bounded FIFO. */
-export class VerifiedCache {
-  private readonly ids = new Set<string>();
-  constructor(private readonly max = 200_000) {}
-  has(id: string): boolean {
-    return this.ids.has(id);
+type StoreOp = { type: "put" | "del"; key: Uint8Array; value?: Uint8Array };
+
+const latin1 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+
+const verifiedKeys = new WeakMap<Transaction, string>();
+
+/**
+ * Cache key of a transaction: its id plus a digest of its proofs and sponsor key. The id covers
+ * the body only, so a verified transaction's twin with other proof bytes has the same id and must
+ * not pass as verified (a block carrying it would be valid here and invalid on every node that
+ * never saw the original: a chain split).
+ */
+export function verifiedKey(tx: Transaction): string {
+  if (tx.type === 1) return tx.id;
+  let key = verifiedKeys.get(tx);
+  if (key === undefined) {
+    const h = createHash("sha256");
+    for (const p of tx.proofs) h.update(Uint8Array.of(p.length >> 8, p.length & 0xff)).update(p);
+    if (tx.sponsor) h.update(tx.sponsor.keyType).update(tx.sponsor.publicKey);
+    key = `${tx.id}:${h.digest("base64").slice(0, 22)}`;
+    verifiedKeys.set(tx, key);
   }
-  add(id: string): void {
-    if (this.ids.has(id)) return;
-    if (this.ids.size >= this.max) this.ids.delete(this.ids.values().next().value!);
-    this.ids.add(id);
+  return key;
+}
+
+/** Transactions whose signatures were verified (by id and exact proofs, see verifiedKey); bounded FIFO. */
+export class VerifiedCache {
+  private readonly keys = new Set<string>();
+  constructor(private readonly max = 200_000) {}
+  has(tx: Transaction): boolean {
+    return this.keys.has(verifiedKey(tx));
+  }
+  add(tx: Transaction): void {
+    const key = verifiedKey(tx);
+    if (this.keys.has(key)) return;
+    if (this.keys.size >= this.max) this.keys.delete(this.keys.values().next().value!);
+    this.keys.add(key);
   }
 }
 
@@ -63,10 +90,23 @@ export class TxPool {
   private readonly entries = new Map<string, Entry>();
   /** hex(anchor) → id of the pooled anchor transaction carrying it */
   private readonly anchors = new Map<string, string>();
+  /** encoded bytes (latin1) → pooled transaction, so blocks reuse it instead of decoding it again */
+  private readonly byBytes = new Map<string, SignedTx>();
   private overlay: ReturnType<typeof createOverlay>;
   private seq = 0n;
   private listeners: ((tx: SignedTx) => void)[] = [];
   private removalListeners: ((txs: readonly SignedTx[]) => void)[] = [];
+  /** id → store key of transactions written ahead of a rollback (see stash) */
+  private readonly stashed = new Map<string, bigint>();
+  /** The first failed write: the pool then refuses to admit anything (see storageFailure). */
+  private failure: AnchordError | undefined;
+  /** Writes waiting for the one in flight (see write). */
+  private writes: { ops: StoreOp[]; waiters: { resolve(): void; reject(e: unknown): void }[]; sync: boolean; running: Promise<void> | undefined } = {
+    ops: [],
+    waiters: [],
+    sync: false,
+    running: undefined,
+  };
 
   private constructor(
     private readonly db: ClassicLevel<Uint8Array, Uint8Array>,
@@ -159,18 +199,77 @@ export class TxPool {
     this.removalListeners.push(cb);
   }
 
-  /** Every rule against ledger + pool. Throws AnchordError. Does not change the pool. */
-  private check(tx: SignedTx): void {
+  /**
+   * Set once a write to the pool's store failed (disk full, I/O error). The pool then admits
+   * nothing more: after a failed write LevelDB may lose later writes at the next open, and an
+   * admission is acknowledged only once durable. A restart with a usable disk recovers.
+   */
+  get storageFailure(): AnchordError | undefined {
+    return this.failure;
+  }
+
+  /**
+   * Writes a batch to the pool's store; a failure poisons the pool (see storageFailure). Writes
+   * are applied in call order; those requested while one is in flight go together in the next
+   * batch (group commit: concurrent admissions share one fsync).
+   */
+  private write(ops: StoreOp[], sync = true): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise<void>((resolve, reject) => {
+      const q = this.writes;
+      q.ops.push(...ops);
+      q.waiters.push({ resolve, reject });
+      q.sync ||= sync;
+      q.running ??= this.flushWrites();
+    });
+  }
+
+  private async flushWrites(): Promise<void> {
+    const q = this.writes;
+    while (q.waiters.length > 0) {
+      const { ops, waiters, sync } = q;
+      q.ops = [];
+      q.waiters = [];
+      q.sync = false;
+      try {
+        if (this.failure) throw this.failure;
+        await this.db.batch(ops as never, { sync });
+      } catch (e) {
+        this.failure ??= new AnchordError(ErrorCode.STORAGE, `writing to the transaction pool failed: ${e instanceof Error ? e.message : String(e)}`);
+        for (const w of waiters) w.reject(this.failure);
+        continue;
+      }
+      for (const w of waiters) w.resolve();
+    }
+    q.running = undefined;
+  }
+
+  /**
+   * Every rule against ledger + pool. Throws AnchordError. Does not change the pool. `trial`
+   * false skips the state rules, for a caller that inserts right away (insert applies them and
+   * changes nothing when they fail).
+   */
+  private check(tx: SignedTx, trial = true): void {
     const config = this.ledger.config;
-    if (this.ledger.getTransaction(tx.id)) throw new AnchordError(ErrorCode.ALREADY_IN_CHAIN, `transaction ${tx.id} is already in the chain`);
+    if (this.ledger.hasTransaction(tx.id)) throw new AnchordError(ErrorCode.ALREADY_IN_CHAIN, `transaction ${tx.id} is already in the chain`);
     validateTxStateless(tx, config);
     validateTxTimestamp(tx, this.now(), this.ledger.lastHeader.timestamp, config);
-    if (!this.verified.has(tx.id)) {
+    if (!this.verified.has(tx)) {
       if (!verifyTxSignatures(tx)) throw new AnchordError(ErrorCode.INVALID_SIGNATURE, "invalid transaction signature");
-      this.verified.add(tx.id);
+      this.verified.add(tx);
     }
-    const trial = createOverlay(this.overlay);
-    applyTx(trial, tx, { height: this.ledger.height + 1 });
+    if (trial) applyTx(createOverlay(this.overlay), tx, { height: this.ledger.height + 1 });
+  }
+
+  /**
+   * Re-admits a pooled entry after the ledger changed: what may have changed is whether it is on
+   * chain, its timestamp window and the state (checked by insert's applyTx, which writes nothing
+   * when it throws); its stateless rules and signature were checked at admission and hold still.
+   */
+  private recheck(e: Entry): void {
+    if (this.ledger.hasTransaction(e.tx.id)) throw new AnchordError(ErrorCode.ALREADY_IN_CHAIN, `transaction ${e.tx.id} is already in the chain`);
+    validateTxTimestamp(e.tx, this.now(), this.ledger.lastHeader.timestamp, this.ledger.config);
+    this.insert(e.tx, e.seq, e.bytes);
   }
 
   private insert(tx: SignedTx, seq: bigint, bytes: Uint8Array): void {
@@ -178,6 +277,12 @@ export class TxPool {
     if (seq >= this.seq) this.seq = seq + 1n;
     this.entries.set(tx.id, { tx, seq, bytes, feePerByte: Number(tx.fee) / bytes.length, addedAt: this.now() });
     if (tx.type === 15) for (const a of tx.anchors) if (!this.anchors.has(toHex(a))) this.anchors.set(toHex(a), tx.id);
+    this.byBytes.set(latin1(bytes), tx);
+  }
+
+  /** The pooled transaction encoded as exactly `bytes`, if any (decodeBlock's knownTx). */
+  known(bytes: Uint8Array): SignedTx | undefined {
+    return this.byBytes.size === 0 ? undefined : this.byBytes.get(latin1(bytes));
   }
 
   /**
@@ -186,6 +291,7 @@ export class TxPool {
    */
   async add(tx: SignedTx): Promise<AddResult> {
     if (this.entries.has(tx.id)) return "duplicate";
+    if (this.failure) throw this.failure;
     this.check(tx);
     const bytes = encodeTx(tx);
     let evicted: Entry | undefined;
@@ -198,23 +304,75 @@ export class TxPool {
     const seq = this.seq++;
     const ops: { type: "put" | "del"; key: Uint8Array; value?: Uint8Array }[] = [{ type: "put", key: uint64BE(seq), value: bytes }];
     if (evicted) ops.push({ type: "del", key: uint64BE(evicted.seq) });
-    await this.db.batch(ops as never, { sync: true });
+    await this.write(ops);
     if (this.entries.has(tx.id)) return "duplicate"; // raced with an identical add while writing
     if (evicted) {
       this.entries.delete(evicted.tx.id);
       const dependants = this.rebuild();
-      if (dependants.length) await this.db.batch(dependants.map((e) => ({ type: "del" as const, key: uint64BE(e.seq) })));
+      if (dependants.length) await this.write(dependants.map((e) => ({ type: "del" as const, key: uint64BE(e.seq) })), false);
       for (const l of this.removalListeners) l([evicted.tx, ...dependants.map((e) => e.tx)]);
     }
     try {
       this.insert(tx, seq, bytes);
     } catch (e) {
       // State moved while we were writing (a block landed): undo the write.
-      await this.db.del(uint64BE(seq));
+      await this.write([{ type: "del", key: uint64BE(seq) }], false);
       throw e;
     }
     for (const l of this.listeners) l(tx);
     return "added";
+  }
+
+  /**
+   * Admits transactions in order, exactly as consecutive add() calls would (each checked against
+   * the pool holding the ones before it), with one synced write for all of them (gossip batches).
+   * Resolves, once they are durable, with the outcome of each: "added", "duplicate" or the error.
+   */
+  async addMany(txs: readonly SignedTx[]): Promise<(AddResult | AnchordError)[]> {
+    const out: (AddResult | AnchordError)[] = [];
+    const added: Entry[] = [];
+    const ops: StoreOp[] = [];
+    const asError = (e: unknown): AnchordError => (e instanceof AnchordError ? e : new AnchordError(ErrorCode.INTERNAL, String(e)));
+    let i = 0;
+    // A full pool evicts: that path (and everything after it) goes through add().
+    for (; i < txs.length && this.entries.size < this.opts.maxSize; i++) {
+      const tx = txs[i]!;
+      if (this.entries.has(tx.id)) {
+        out.push("duplicate");
+        continue;
+      }
+      try {
+        if (this.failure) throw this.failure;
+        this.check(tx, false);
+        const bytes = encodeTx(tx);
+        const seq = this.seq;
+        this.insert(tx, seq, bytes); // advances this.seq
+        added.push(this.entries.get(tx.id)!);
+        ops.push({ type: "put", key: uint64BE(seq), value: bytes });
+        out.push("added");
+      } catch (e) {
+        out.push(asError(e));
+      }
+    }
+    if (ops.length) {
+      try {
+        await this.write(ops);
+        for (const e of added) for (const l of this.listeners) l(e.tx);
+      } catch (e) {
+        // Not durable: they leave the pool again (with whatever depends on them).
+        for (const a of added) this.entries.delete(a.tx.id);
+        this.rebuild();
+        for (let k = 0; k < out.length; k++) if (out[k] === "added") out[k] = asError(e);
+      }
+    }
+    for (; i < txs.length; i++) {
+      try {
+        out.push(await this.add(txs[i]!));
+      } catch (e) {
+        out.push(asError(e));
+      }
+    }
+    return out;
   }
 
   private cheapest(): Entry | undefined {
@@ -253,21 +411,26 @@ export class TxPool {
   /**
    * After the ledger changed (block applied or rolled back): drops what was included or no longer
    * applies, re-admits `returned` transactions (from rolled-back blocks), rebuilds the overlay.
+   * `included`: ids of the transactions of the blocks just applied (known to be on chain now, so
+   * they leave without a re-check).
    */
-  async afterLedgerChange(returned: readonly Transaction[] = []): Promise<SignedTx[]> {
+  async afterLedgerChange(returned: readonly Transaction[] = [], included?: ReadonlySet<string>): Promise<SignedTx[]> {
     const removed: SignedTx[] = [];
     const keep: Entry[] = [];
+    const dels: Uint8Array[] = [];
     for (const e of [...this.entries.values()].sort((a, b) => (a.seq < b.seq ? -1 : 1))) {
-      keep.push(e);
+      if (included?.has(e.tx.id)) {
+        removed.push(e.tx);
+        dels.push(uint64BE(e.seq));
+      } else keep.push(e);
     }
     this.entries.clear();
     this.anchors.clear();
+    this.byBytes.clear();
     this.overlay = createOverlay(this.ledger.stateView());
-    const dels: Uint8Array[] = [];
     for (const e of keep) {
       try {
-        this.check(e.tx);
-        this.insert(e.tx, e.seq, e.bytes);
+        this.recheck(e);
       } catch {
         removed.push(e.tx);
         dels.push(uint64BE(e.seq));
@@ -275,24 +438,47 @@ export class TxPool {
     }
     const puts: { key: Uint8Array; value: Uint8Array }[] = [];
     const readmitted: SignedTx[] = [];
+    const stashed = new Map(this.stashed);
+    this.stashed.clear();
     for (const tx of returned) {
       if (!isSignedTx(tx) || this.entries.has(tx.id)) continue;
       try {
         this.check(tx);
         const bytes = encodeTx(tx);
-        const seq = this.seq++;
+        const kept = stashed.get(tx.id);
+        const seq = kept ?? this.seq++;
         this.insert(tx, seq, bytes);
-        puts.push({ key: uint64BE(seq), value: bytes });
+        if (kept === undefined) puts.push({ key: uint64BE(seq), value: bytes });
+        else stashed.delete(tx.id); // already stored: stays
         readmitted.push(tx);
       } catch {
         // invalid on the new chain: dropped
       }
     }
+    // stashed ahead of a rollback but not readmitted (back on chain, or invalid now): leave the store
+    for (const seq of stashed.values()) dels.push(uint64BE(seq));
     if (dels.length || puts.length) {
-      await this.db.batch([...dels.map((key) => ({ type: "del" as const, key })), ...puts.map((p) => ({ type: "put" as const, ...p }))], { sync: true });
+      await this.write([...dels.map((key) => ({ type: "del" as const, key })), ...puts.map((p) => ({ type: "put" as const, ...p }))]);
     }
     if (removed.length) for (const l of this.removalListeners) l(removed);
     return readmitted;
+  }
+
+  /**
+   * Stores (synced) the transactions of blocks about to be rolled back, before the rollback, so
+   * that a crash in the middle of a reorganisation cannot lose them with the dropped blocks: at
+   * restart the pool reloads them (dropping those still or again on chain). The next
+   * afterLedgerChange readmits them under these keys or removes them from the store.
+   */
+  async stash(txs: readonly Transaction[]): Promise<void> {
+    const puts: { type: "put"; key: Uint8Array; value: Uint8Array }[] = [];
+    for (const tx of txs) {
+      if (!isSignedTx(tx) || this.entries.has(tx.id) || this.stashed.has(tx.id)) continue;
+      const seq = this.seq++;
+      this.stashed.set(tx.id, seq);
+      puts.push({ type: "put", key: uint64BE(seq), value: encodeTx(tx) });
+    }
+    if (puts.length) await this.write(puts);
   }
 
   /** Rebuilds the overlay from the ledger and the pooled entries; returns the entries that no longer apply (dropped). */
@@ -300,6 +486,7 @@ export class TxPool {
     const entries = [...this.entries.values()].sort((a, b) => (a.seq < b.seq ? -1 : 1));
     this.entries.clear();
     this.anchors.clear();
+    this.byBytes.clear();
     this.overlay = createOverlay(this.ledger.stateView());
     const dropped: Entry[] = [];
     for (const e of entries) {

@@ -7,24 +7,34 @@
  * blocks is penalised.
  */
 import { equalBytes } from "@anchord/crypto";
-import { decodeBlock, isAnchordError, type Block } from "@anchord/protocol";
+import { ErrorCode, decodeBlock, isAnchordError, type Block } from "@anchord/protocol";
 import type { Network, SyncStatus } from "@anchord/network";
 import { blockScore } from "@anchord/consensus";
 import type { Chain } from "./chain.js";
 import type { Logger } from "./logger.js";
 
 export const SYNC_BATCH = 100;
+/** Batches requested (and verified) ahead of the one being applied. */
+const SYNC_AHEAD = 2;
 /** At most this many fork blocks (and bytes) are held in memory before deciding on a switch. */
 const MAX_FORK_BLOCKS = 1000;
 const MAX_FORK_BYTES = 64 * 1024 * 1024;
+/**
+ * How long a peer is left out of sync rounds after it claimed a better chain and did not deliver
+ * it (timed out, unreachable, or nothing gained): a peer that lies about its score and stalls
+ * must not hold every round (and a node catching up) hostage.
+ */
+export const SKIP_UNHELPFUL_PEER_MS = 20_000;
 
 export class Synchronizer {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private again = false;
   private stopped = true;
-  /** a peer is known to be ahead of us */
+  /** catching up: a peer delivered blocks and still has more (the generator waits meanwhile) */
   behind = false;
+  /** peer id → time until which it is not asked (see SKIP_UNHELPFUL_PEER_MS) */
+  private readonly skipped = new Map<string, number>();
   private progress: ((height: number) => void) | undefined;
 
   constructor(
@@ -71,12 +81,15 @@ export class Synchronizer {
 
   private async round(): Promise<void> {
     const ledger = this.chain.ledger;
-    const peers = this.network.connectedPeers();
+    const now = Date.now();
+    for (const [id, until] of this.skipped) if (until <= now) this.skipped.delete(id);
+    const peers = this.network.connectedPeers().filter((p) => !this.skipped.has(p.peerId));
     const statuses = await Promise.all(
       peers.map(async (p) => {
         try {
           return { peerId: p.peerId, status: await this.network.requestStatus(p.peerId) };
-        } catch {
+        } catch (e) {
+          if (isAnchordError(e, ErrorCode.PEER_TIMEOUT)) this.skip(p.peerId);
           return undefined;
         }
       }),
@@ -87,10 +100,27 @@ export class Synchronizer {
       if (!equalBytes(s.status.genesisId, ledger.headerAt(1)!.idBytes)) continue;
       if (s.status.score > ledger.score && (!best || s.status.score > best.status.score)) best = s;
     }
-    this.behind = best !== undefined && best.status.height > ledger.height + 1;
-    if (!best) return;
-    await this.syncFrom(best.peerId, best.status);
+    // `behind` is set only once the peer actually delivers (a claim alone must not stop forging)
     this.behind = false;
+    if (!best) return;
+    const scoreBefore = ledger.score;
+    let unhelpful = false;
+    try {
+      await this.syncFrom(best.peerId, best.status);
+      unhelpful = ledger.score === scoreBefore && ledger.score < best.status.score;
+    } catch (e) {
+      // failures the peer was not charged for (invalid data was charged: the ban handles that)
+      unhelpful = isAnchordError(e, ErrorCode.PEER_TIMEOUT) || isAnchordError(e, ErrorCode.PEER_UNAVAILABLE);
+      throw e;
+    } finally {
+      this.behind = false;
+      if (unhelpful) this.skip(best.peerId);
+    }
+  }
+
+  private skip(peerId: string): void {
+    this.skipped.set(peerId, Date.now() + SKIP_UNHELPFUL_PEER_MS);
+    this.logger.debug({ peer: peerId }, "Peer did not deliver the chain it claimed; skipped for a while");
   }
 
   private locator(): Uint8Array[] {
@@ -116,7 +146,7 @@ export class Synchronizer {
     const size = raw.reduce((n, b) => n + b.length, 0);
     const config = this.chain.ledger.config;
     try {
-      return { blocks: raw.map((bytes) => decodeBlock(bytes, config.chainIdByte, { maxTransactions: config.maxBlockTransactions })), size };
+      return { blocks: raw.map((bytes) => decodeBlock(bytes, config.chainIdByte, { maxTransactions: config.maxBlockTransactions, knownTx: this.chain.knownTx })), size };
     } catch (e) {
       this.network.penalize(peerId, "malformed block in sync response");
       throw e;
@@ -151,15 +181,34 @@ export class Synchronizer {
         const switched = await this.chain.switchFork(common, fork, "sync");
         if (!switched) return;
       }
+      // Pipelined: the next batches download and have their signatures verified (worker threads)
+      // while this one is applied. Batches are requested ahead assuming full ones; a short batch
+      // (the peer's byte cap) drops the ones requested after it.
+      const prepare = (from: number): { from: number; blocks: Promise<Block[]> } => {
+        const p = this.fetch(peerId, from, SYNC_BATCH).then(async (blocks) => {
+          await this.chain.preverify(blocks);
+          return blocks;
+        });
+        p.catch(() => undefined); // awaited below, or dropped when the round ends early
+        return { from, blocks: p };
+      };
+      const ahead: { from: number; blocks: Promise<Block[]> }[] = [];
       while (!this.stopped && ledger.score < status.score) {
-        const from = ledger.height + 1;
-        const blocks = await this.fetch(peerId, from, SYNC_BATCH);
+        if (ahead.length > 0 && ahead[0]!.from !== ledger.height + 1) ahead.length = 0;
+        if (ahead.length === 0) ahead.push(prepare(ledger.height + 1));
+        const from = ahead[0]!.from;
+        const blocks = await ahead.shift()!.blocks;
         if (blocks.length === 0) break;
+        if (blocks.length < SYNC_BATCH) ahead.length = 0;
+        else {
+          for (let next = (ahead.at(-1)?.from ?? from) + SYNC_BATCH; ahead.length < SYNC_AHEAD && next <= status.height; next += SYNC_BATCH) ahead.push(prepare(next));
+        }
         for (const b of blocks) {
           const r = await this.chain.processBlock(b, "sync");
           if (r.status === "orphan" || r.status === "ignored") return; // the peer or we reorganised meanwhile; next round
         }
         this.progress?.(ledger.height);
+        this.behind = status.height > ledger.height + 1;
         if (blocks.length === SYNC_BATCH || ledger.height - startHeight >= SYNC_BATCH) {
           this.logger.info({ peer: peerId, height: ledger.height, target: status.height }, "Sync progress");
         }

@@ -24,7 +24,7 @@ export async function verifyTransactions(txs: readonly Transaction[], cache: Ver
   const batch: VerifyItem[] = [];
   const bad: string[] = [];
   for (const tx of txs) {
-    if (tx.type === 1 || cache.has(tx.id)) continue;
+    if (tx.type === 1 || cache.has(tx)) continue;
     const its = items(tx);
     if (!its) {
       bad.push(tx.id);
@@ -38,7 +38,7 @@ export async function verifyTransactions(txs: readonly Transaction[], cache: Ver
   for (const t of todo) {
     let valid = true;
     for (let i = t.from; i < t.from + t.count; i++) valid &&= ok[i]!;
-    if (valid) cache.add(t.tx.id);
+    if (valid) cache.add(t.tx);
     else bad.push(t.tx.id);
   }
   return bad;

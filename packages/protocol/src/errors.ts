@@ -49,6 +49,8 @@ export const ErrorCode = {
   PEER_TIMEOUT: "PEER_TIMEOUT",
   PEER_UNAVAILABLE: "PEER_UNAVAILABLE",
   PEER_PROTOCOL_VIOLATION: "PEER_PROTOCOL_VIOLATION",
+  // node: temporarily refusing writes (storage failed, shutting down); HTTP 503
+  UNAVAILABLE: "UNAVAILABLE",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

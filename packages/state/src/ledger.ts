@@ -92,6 +92,8 @@ export class Ledger {
   private tip = 0;
   private tipHeader: StoredHeader | undefined;
   private closed = false;
+  /** The first failed write (disk full, I/O error): every later write is refused, see write(). */
+  private failure: AnchordError | undefined;
 
   private constructor(
     private readonly db: Db,
@@ -367,6 +369,16 @@ export class Ledger {
     }
   }
 
+  /**
+   * Set once a write failed (disk full, I/O error). The ledger then refuses every write until it
+   * is reopened: after a failed write LevelDB's log may end in a torn record, and writes appended
+   * behind it would be acknowledged yet lost at the next open. Memory still matches the last block
+   * fully written, so reads stay correct; a restart (with space again) recovers up to that block.
+   */
+  get storageFailure(): AnchordError | undefined {
+    return this.failure;
+  }
+
   async close(): Promise<void> {
     await this.serial.run(async () => {
       if (this.closed) return;
@@ -409,7 +421,8 @@ export class Ledger {
     try {
       await batch.write({ sync: this.sync });
     } catch (e) {
-      throw storageError(e, "writing to the ledger failed");
+      this.failure = storageError(e, "writing to the ledger failed");
+      throw this.failure;
     }
   }
 
@@ -451,5 +464,8 @@ export class Ledger {
 
   private assertOpen(): void {
     if (this.closed) throw new AnchordError(ErrorCode.STORAGE, "the ledger is closed");
+    if (this.failure) {
+      throw new AnchordError(ErrorCode.STORAGE, `the ledger refuses writes after a failed write (${this.failure.message}); restart the node once the disk is usable`);
+    }
   }
 }

@@ -57,6 +57,11 @@ export interface DecodeBlockOptions {
   readonly maxBytes?: number;
   /** Largest accepted transaction count (default 5000). */
   readonly maxTransactions?: number;
+  /**
+   * A transaction this chain already decoded from exactly these bytes (e.g. one in the node's
+   * pool), reused instead of decoding them again; undefined decodes as usual.
+   */
+  readonly knownTx?: (bytes: Uint8Array) => Transaction | undefined;
 }
 
 function malformed(message: string, details?: Record<string, unknown>): AnchordError {
@@ -96,7 +101,7 @@ export function decodeBlock(bytes: Uint8Array, chainId: number, opts: DecodeBloc
     }
     const txBytes = bytes.subarray(off, off + len);
     try {
-      txs[i] = decodeTx(txBytes, chainId);
+      txs[i] = opts.knownTx?.(txBytes) ?? decodeTx(txBytes, chainId);
     } catch (e) {
       if (!isAnchordError(e)) throw e;
       throw malformed(`transaction ${i} does not decode: ${e.message}`, { index: i, cause: e.code });

@@ -1,0 +1,161 @@
+/**
+ * Partition and heal, with real processes. Four nodes split 2|2: each side knows only its own
+ * members (its bootstrap list), so the two sides cannot reach each other. Both sides keep forging
+ * under load (transfers, hashes and leases to every node). The left side holds more stake, so its
+ * chain scores higher. The partition heals when a left node restarts with a bootstrap entry on
+ * the right side; the right side's nodes are killed -9 while they take in the winning chain (a
+ * crash during the reorganisation) and restarted. Afterwards every node is on the left side's
+ * chain, and every acknowledged item, including those the losing side had already put in its
+ * now-abandoned blocks, is on every node's chain; balances agree; the supply is unchanged.
+ */
+import { afterAll, describe, expect, it, onTestFailed } from "vitest";
+import { verifyDataDir } from "./utils/consistency.js";
+import { getJson, field } from "./utils/http.js";
+import { checkInvariants } from "./utils/invariants.js";
+import { LoadGenerator } from "./utils/load.js";
+import { FaultCluster, sleep, waitUntil, type FaultNode } from "./utils/procs.js";
+import { recordResult } from "./utils/results.js";
+
+let cluster: FaultCluster | undefined;
+let keep = false;
+
+afterAll(async () => {
+  await cluster?.destroy(keep);
+  if (keep && cluster) process.stdout.write(`partition: logs and data kept in ${cluster.root}\n`);
+});
+
+interface Tip {
+  height: number;
+  id: string;
+  score: bigint;
+}
+
+async function tipOf(node: FaultNode): Promise<Tip> {
+  const s = await node.status();
+  if (!s) throw new Error(`${node.name} does not answer`);
+  return { height: s.blockchainHeight, id: s.lastBlockId, score: BigInt(s.score) };
+}
+
+async function blockIdAt(node: FaultNode, height: number): Promise<string | undefined> {
+  const r = await getJson(node.endpoint, `/blocks/at/${height}`);
+  return r.status === 200 ? String(field(r.body, "id")) : undefined;
+}
+
+describe("partition and heal", () => {
+  it("both sides keep going; all converge on the higher-score chain; nothing acknowledged is lost", async () => {
+    onTestFailed(() => {
+      keep = true;
+    });
+    const started = Date.now();
+    // Left side: 2 × 20 000 tokens; right side: 2 × 5 000. The left side forges ~4× as often.
+    cluster = await FaultCluster.create({ name: "partition", nodes: 4, blockDelayMs: 1000, users: 4, generatorTokens: (i) => (i < 2 ? 20_000n : 5_000n) });
+    const c = cluster;
+    const [a, b, cc, d] = c.nodes as [FaultNode, FaultNode, FaultNode, FaultNode];
+    const left = [a, b];
+    const right = [cc, d];
+    c.connectWithin(left);
+    c.connectWithin(right);
+    await c.startAll();
+    await waitUntil("both sides forging, each node with its one peer", async () => {
+      const s = await Promise.all(c.nodes.map((n) => n.status()));
+      return s.every((x) => x !== undefined && x.blockchainHeight >= 3 && x.peers >= 1);
+    }, 60_000);
+
+    const load = new LoadGenerator({
+      transferTargets: () => c.nodes,
+      hashTargets: () => c.nodes,
+      leaseTargets: () => c.nodes,
+      senders: c.users,
+      recipients: [...c.users.map((u) => u.address), ...c.generators.map((g) => g.address)],
+      chainId: c.genesis.config.chainIdByte,
+      transfersPerSecond: 12,
+      hashesPerSecond: 10,
+      leasesPerSecond: 0.5,
+      maxDurationMs: 180_000,
+    });
+    load.start();
+    await sleep(25_000);
+
+    // Partitioned: nobody talks across, and the two sides have different chains.
+    for (const n of left) expect((await n.peerIds())!.some((p) => p === cc.peerId || p === d.peerId), `${n.name} reached the right side`).toBe(false);
+    for (const n of right) expect((await n.peerIds())!.some((p) => p === a.peerId || p === b.peerId), `${n.name} reached the left side`).toBe(false);
+    const leftTip = await tipOf(a);
+    const rightTip = await tipOf(cc);
+    expect(await blockIdAt(a, 3)).not.toBe(await blockIdAt(cc, 3));
+    expect(leftTip.score).toBeGreaterThan(rightTip.score);
+    const ackedBeforeHeal = { txs: new Map(load.acked.txIds), hashes: new Map(load.acked.hashes) };
+
+    // Heal: b comes back knowing c; c and d are killed -9 while they take in the left chain.
+    let killsDuringHeal = 0;
+    const reopened: { node: string; height: number; problems: string[] }[] = [];
+    const watchJoin = (victim: FaultNode, joining: string): Promise<string | undefined> =>
+      victim.waitForLog(new RegExp(`"peer":"${joining}"[^\\n]*"msg":"Peer connected"`), 60_000);
+    /** Waits for `victim` to meet the other side, kills it -9 a moment later, checks and restarts it. */
+    const crashOnJoin = async (victim: FaultNode, seen: Promise<string | undefined>, beforeRestart?: () => void): Promise<void> => {
+      const line = await seen;
+      expect(line, `${victim.name} never saw the other side`).toBeDefined();
+      await sleep(Math.random() * 400);
+      await victim.kill9();
+      killsDuringHeal++;
+      const r = await verifyDataDir(victim.dataDir, c.genesis);
+      reopened.push({ node: victim.name, height: r.height, problems: r.problems });
+      await sleep(500);
+      beforeRestart?.();
+      await victim.start();
+    };
+    const healedAt = Date.now();
+    await b.stop();
+    b.bootstrap = [a.multiaddr, cc.multiaddr];
+    let crashD: Promise<void> | undefined;
+    const crashC = crashOnJoin(cc, watchJoin(cc, b.peerId), () => {
+      // d meets the left chain through c once c is back
+      crashD = crashOnJoin(d, watchJoin(d, cc.peerId));
+    });
+    await b.start();
+    await crashC;
+    await crashD;
+    await sleep(10_000);
+    await load.stop();
+
+    const report = await checkInvariants(c.nodes, load.acked, { genesisBalances: c.genesis.balances, supply: c.totalSupply, timeoutMs: 120_000 });
+    // The higher-score side won: its pre-heal tip is in the final chain, the other side's is not.
+    const finalLeft = await blockIdAt(d, leftTip.height);
+    const finalRight = await blockIdAt(d, rightTip.height);
+    const reorgs = await Promise.all(
+      c.nodes.map(async (n) => {
+        const r = await getJson(n.endpoint, "/metrics");
+        const m = typeof r.body === "string" ? /anchord_reorgs_total (\d+)/.exec(r.body) : null;
+        return m ? Number(m[1]) : 0;
+      }),
+    );
+    const totals = load.totals();
+    const losingSideAcked = [...ackedBeforeHeal.txs.keys()].length + ackedBeforeHeal.hashes.size;
+    recordResult("partition", {
+      promise:
+        "Four nodes split 2|2 under load both keep forging; after the heal (with the losing side killed -9 during its reorganisation) every node is on the higher-score chain, and every acknowledged transaction, lease and hash, from either side, is on every node's chain; balances agree; supply conserved.",
+      faults: { "partition 2|2": 1, "kill -9 during the heal": killsDuringHeal },
+      requests: totals,
+      byKind: load.stats,
+      ackedItems: report.ackedTransfers + report.ackedLeases + report.ackedHashes,
+      ackedDuringPartition: losingSideAcked,
+      checks: report.checks,
+      lost: report.lost.length,
+      preHeal: { left: { ...leftTip, score: String(leftTip.score) }, right: { ...rightTip, score: String(rightTip.score) } },
+      reorgs,
+      healToConvergedMs: Date.now() - healedAt,
+      invariants: report,
+      durationMs: Date.now() - started,
+    });
+
+    expect(load.stats.violations).toEqual([]);
+    expect(reopened.flatMap((r) => r.problems.map((p) => `${r.node}: ${p}`))).toEqual([]);
+    expect(report.lost.slice(0, 20)).toEqual([]);
+    expect(report.balanceMismatches.slice(0, 20)).toEqual([]);
+    expect(report.balancesIdentical).toBe(true);
+    expect(report.supplyConserved).toBe(true);
+    expect(totals.serverErrors, JSON.stringify(load.stats.unexpected)).toBe(0);
+    expect(finalLeft).toBe(leftTip.id);
+    expect(finalRight).not.toBe(rightTip.id);
+    expect(report.ackedHashes).toBeGreaterThan(100);
+  });
+});
