@@ -164,7 +164,14 @@ export class Node {
       });
       this.rebroadcastTimer = setInterval(() => this.rebroadcast(), Math.max(5000, 3 * ledger.config.averageBlockDelayMs));
       this.rebroadcastTimer.unref();
-      this.sync = new Synchronizer(chain, this.network, logger.child({ module: "sync" }), Math.max(1000, Math.min(5000, ledger.config.averageBlockDelayMs)));
+      this.sync = new Synchronizer(
+        chain,
+        this.network,
+        logger.child({ module: "sync" }),
+        Math.max(1000, Math.min(5000, ledger.config.averageBlockDelayMs)),
+        // with peers to ask, forge only after asking them (or after a bounded wait)
+        p2p.bootstrap.length > 0 ? Math.max(3000, 2 * ledger.config.averageBlockDelayMs) : 0,
+      );
       this.sync.start();
     }
 
@@ -175,7 +182,7 @@ export class Node {
         this.wallet,
         (block) => this.publishBlock(block),
         logger.child({ module: "generator" }),
-        { maxTransactions: ledger.config.maxBlockTransactions, maxBlockBytes: MAX_GOSSIP_BLOCK_BYTES, canForge: () => !(this.sync?.behind ?? false) },
+        { maxTransactions: ledger.config.maxBlockTransactions, maxBlockBytes: MAX_GOSSIP_BLOCK_BYTES, canForge: () => (this.sync?.ready ?? true) && !(this.sync?.behind ?? false) },
       );
       this.generator.start();
     }

@@ -428,14 +428,8 @@ export class TxPool {
     this.anchors.clear();
     this.byBytes.clear();
     this.overlay = createOverlay(this.ledger.stateView());
-    for (const e of keep) {
-      try {
-        this.recheck(e);
-      } catch {
-        removed.push(e.tx);
-        dels.push(uint64BE(e.seq));
-      }
-    }
+    // Transactions of dropped blocks come first: pooled ones may depend on them (a cancel of a
+    // lease that was in a dropped block).
     const puts: { key: Uint8Array; value: Uint8Array }[] = [];
     const readmitted: SignedTx[] = [];
     const stashed = new Map(this.stashed);
@@ -453,6 +447,14 @@ export class TxPool {
         readmitted.push(tx);
       } catch {
         // invalid on the new chain: dropped
+      }
+    }
+    for (const e of keep) {
+      try {
+        this.recheck(e);
+      } catch {
+        removed.push(e.tx);
+        dels.push(uint64BE(e.seq));
       }
     }
     // stashed ahead of a rollback but not readmitted (back on chain, or invalid now): leave the store

@@ -33,6 +33,12 @@ export class Synchronizer {
   private stopped = true;
   /** catching up: a peer delivered blocks and still has more (the generator waits meanwhile) */
   behind = false;
+  /**
+   * Set once a round heard from at least one peer of this network, or after `initialWaitMs`
+   * without any: a (re)started generator does not forge on a stale tip before it has asked.
+   */
+  ready = false;
+  private readyTimer: NodeJS.Timeout | undefined;
   /** peer id → time until which it is not asked (see SKIP_UNHELPFUL_PEER_MS) */
   private readonly skipped = new Map<string, number>();
   private progress: ((height: number) => void) | undefined;
@@ -42,16 +48,23 @@ export class Synchronizer {
     private readonly network: Network,
     private readonly logger: Logger,
     private readonly intervalMs: number,
+    private readonly initialWaitMs = 0,
   ) {}
 
   start(): void {
     this.stopped = false;
+    if (this.initialWaitMs <= 0) this.ready = true;
+    else {
+      this.readyTimer = setTimeout(() => (this.ready = true), this.initialWaitMs);
+      this.readyTimer.unref();
+    }
     this.timer = setInterval(() => this.trigger(), this.intervalMs);
     this.trigger();
   }
 
   stop(): void {
     this.stopped = true;
+    if (this.readyTimer) clearTimeout(this.readyTimer);
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
   }
@@ -102,7 +115,11 @@ export class Synchronizer {
     }
     // `behind` is set only once the peer actually delivers (a claim alone must not stop forging)
     this.behind = false;
-    if (!best) return;
+    const heard = statuses.some((s) => s !== undefined && equalBytes(s.status.genesisId, ledger.headerAt(1)!.idBytes));
+    if (!best) {
+      if (heard) this.ready = true;
+      return;
+    }
     const scoreBefore = ledger.score;
     let unhelpful = false;
     try {
@@ -114,6 +131,7 @@ export class Synchronizer {
       throw e;
     } finally {
       this.behind = false;
+      this.ready = true;
       if (unhelpful) this.skip(best.peerId);
     }
   }
