@@ -720,6 +720,7 @@ describe("HTTP API of a real node", () => {
     const refusedHash = hashOf("refused");
     const leaseIds: string[] = [];
     const cancelIds: string[] = [];
+    const anchorIds = new Set<string>();
     let openBroadcast: TransferTx | undefined;
     try {
       const balancesBefore = await details(urlB, walB.address);
@@ -764,7 +765,9 @@ describe("HTTP API of a real node", () => {
         const h = hashOf(`accepted ${i}`);
         const rh = await post(`${urlB}/hash`, { hash: toHex(h) }, headers);
         expect(rh.status, rh.text).toBe(200);
-        expectChainpoint(rh.json, h, ((rh.json as { chainpoint: Obj }).chainpoint["anchors"] as Obj[])[0]!["sourceId"] as string, false);
+        const sourceId = ((rh.json as { chainpoint: Obj }).chainpoint["anchors"] as Obj[])[0]!["sourceId"] as string;
+        expectChainpoint(rh.json, h, sourceId, false);
+        anchorIds.add(sourceId);
         const rl = await post(`${urlB}/leasing/lease`, { ...lease, amount: TOKEN + BigInt(i) }, headers);
         expect(rl.status, rl.text).toBe(200);
         leaseIds.push((rl.json as Obj)["id"] as string);
@@ -785,11 +788,15 @@ describe("HTTP API of a real node", () => {
     } finally {
       resume();
     }
-    for (const id of [...cancelIds, openBroadcast!.id]) await waitConfirmed(urlB, id);
+    for (const id of [...cancelIds, ...anchorIds, openBroadcast!.id]) await waitConfirmed(urlB, id);
     await pause();
     try {
-      // walB paid exactly the fees of what was accepted: 1 lease + 1 cancel before, 4 + 4 here
-      expect(await details(urlB, walB.address)).toMatchObject({ regular: walB.balance - 10n * TOKEN + 3n * TOKEN, leasing: 0n });
+      // walB paid exactly the fees of what was accepted: 1 lease + 1 cancel before, 4 + 4 here,
+      // and the anchor transactions the node signed with it for the accepted POST /hash requests
+      let anchorFees = 0n;
+      for (const id of anchorIds) anchorFees += big((await getJson<Obj>(`${urlB}/transactions/info/${id}`))["fee"]);
+      expect(anchorFees).toBe(BigInt(anchorIds.size) * 35_000_000n);
+      expect(await details(urlB, walB.address)).toMatchObject({ regular: walB.balance - 10n * TOKEN + 3n * TOKEN - anchorFees, leasing: 0n });
       for (const id of leaseIds) expect((await getJson<Obj>(`${urlB}/transactions/info/${id}`))["status"]).toBe("canceled");
       for (const url of [urlA, urlB]) {
         const r = await get(`${url}/hash/${toHex(refusedHash)}`);
