@@ -1,0 +1,227 @@
+/**
+ * `npm run bench`: every scenario of docs/performance.md against the limits of this machine,
+ * measured in the same run. Prints a table and writes bench/results.json.
+ *
+ *   npm run bench                    full run (~10 min on 2 cores)
+ *   npm run bench -- --quick         shorter windows, smaller sync chain (~3 min)
+ *   npm run bench -- --smoke         tiny windows: checks that the harness works (~1 min)
+ *   options: --out <file>  --only <scenario,...>  --keep (keep the temp data root)
+ *            --block-time <s> (the devnet's average block delay)
+ *            --rate <tx/s> (confirmed-tx-throughput offers at most this rate: CPU per transaction below saturation)
+ *
+ * Environment: BENCH_NODE_ARGS is passed to every anchord process (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { generators, makeGenesis, recipients, senders } from "./lib/chain.js";
+import { startDevnet, type Devnet } from "./lib/devnet.js";
+import { NODE_HEAP_ARGS, benchDir, status } from "./lib/procs.js";
+import { CONFIGS, type BenchConfig, type ScenarioResult } from "./lib/result.js";
+import { signTransfersParallel } from "./lib/sign.js";
+import { round, waitUntil } from "./lib/stats.js";
+import { ExpressLimit, measureGossipLimit, measureVerifyLimit } from "./limits/index.js";
+import { anchorThroughput } from "./scenarios/anchors.js";
+import { balanceRead } from "./scenarios/balance.js";
+import { blockPropagation } from "./scenarios/propagation.js";
+import { syncScenario } from "./scenarios/sync.js";
+import { confirmedThroughput } from "./scenarios/throughput.js";
+
+const SCENARIOS = ["confirmed-tx-throughput", "block-propagation", "anchor-throughput", "balance-read", "sync"] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: "boolean" },
+    smoke: { type: "boolean" },
+    out: { type: "string" },
+    only: { type: "string" },
+    keep: { type: "boolean" },
+    "block-time": { type: "string" },
+    rate: { type: "string" },
+  },
+});
+const cfg: BenchConfig = { ...CONFIGS[values.smoke ? "smoke" : values.quick ? "quick" : "full"] };
+if (values["block-time"]) cfg.blockDelayMs = Math.round(Number(values["block-time"]) * 1000);
+const only = new Set<Scenario>(values.only ? (values.only.split(",") as Scenario[]) : SCENARIOS);
+for (const s of only) if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}; one of ${SCENARIOS.join(", ")}`);
+const outPath = values.out ?? join(benchDir, "results.json");
+const root = mkdtempSync(join(tmpdir(), "anchord-bench-"));
+const started = Date.now();
+
+const log = (msg: string): void => {
+  process.stdout.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${msg}\n`);
+};
+
+const results: ScenarioResult[] = [];
+let failures = 0;
+
+function failed(name: string, e: unknown): ScenarioResult {
+  failures++;
+  const error = e instanceof Error ? e.message : String(e);
+  log(`${name} FAILED: ${error}`);
+  return { name, value: 0, unit: "", limit: null, limitName: "", ratio: null, target: "", pass: false, details: { error } };
+}
+
+/** Every limit measurement of the run, in order (results.json: machine.limits.measurements). */
+const measurements: { limit: string; when: string; value: number; p50Ms?: number; p99Ms?: number; mainCpuUsPerRequest?: number }[] = [];
+
+async function verifyLimit(when: string): Promise<number> {
+  const v = await measureVerifyLimit(cfg.verifyWindowMs);
+  measurements.push({ limit: `ed25519 verifications/s (${v.threads} threads)`, when, value: round(v.perSecond) });
+  log(`limit: ed25519 verify on ${v.threads} threads (${when}): ${Math.round(v.perSecond)}/s`);
+  return v.perSecond;
+}
+
+async function expressLimit(express: ExpressLimit, concurrency: number, when: string): Promise<number> {
+  const l = await express.measure(concurrency, cfg.expressWindowMs, Math.min(1000, cfg.expressWindowMs / 2));
+  measurements.push({ limit: `bare Express 5 route, concurrency ${concurrency} (req/s)`, when, value: round(l.perSecond), p50Ms: round(l.p50Ms, 3), p99Ms: round(l.p99Ms, 3), mainCpuUsPerRequest: round(l.mainCpuUsPerRequest, 3) });
+  log(`limit: bare Express route at concurrency ${concurrency} (${when}): ${Math.round(l.perSecond)} req/s (p99 ${l.p99Ms.toFixed(1)} ms)`);
+  return l.perSecond;
+}
+
+async function attempt(names: string[], fn: () => Promise<ScenarioResult[]>): Promise<void> {
+  try {
+    results.push(...(await fn()));
+  } catch (e) {
+    for (const n of names) results.push(failed(n, e));
+  }
+}
+
+async function main(): Promise<void> {
+  log(`mode ${cfg.mode}, data in ${root}`);
+  const needDevnet = ["confirmed-tx-throughput", "block-propagation", "anchor-throughput", "balance-read"].some((s) => only.has(s as Scenario));
+  const needHttp = only.has("anchor-throughput") || only.has("balance-read");
+
+  // Every scenario is compared with its limit measured right before and right after it (the mean):
+  // on a shared machine the load drifts within minutes.
+  const verifyAtStart = await verifyLimit("at start");
+  const blockBytes = 1000 * 170;
+  const gossip = only.has("block-propagation") ? await measureGossipLimit(cfg.gossipMessages, blockBytes, 100) : undefined;
+  if (gossip) log(`limit: bare libp2p pair, ${blockBytes} B messages: p50 ${gossip.p50Ms.toFixed(1)} ms, p99 ${gossip.p99Ms.toFixed(1)} ms`);
+  const express = needHttp ? await ExpressLimit.start() : undefined;
+  try {
+    if (needDevnet) {
+      const gens = generators(3);
+      const from = senders(cfg.senders);
+      const to = recipients(cfg.recipients);
+      const genesis = makeGenesis({ generators: gens, senders: from, recipients: to, blockDelayMs: cfg.blockDelayMs, timestamp: Date.now() });
+      // Enough signed transfers for the fastest conceivable node (1.5 × the limit) plus the propagation phase.
+      const throughputTxs = only.has("confirmed-tx-throughput")
+        ? Math.min(cfg.maxThroughputTxs, Math.ceil(((verifyAtStart / 3) * 1.5 * (cfg.throughputWarmupMs + cfg.throughputWindowMs)) / 1000))
+        : 0;
+      const propagationRate = Math.round((cfg.propagationTxsPerBlock * 1000) / cfg.blockDelayMs);
+      const propagationTxs = only.has("block-propagation") ? Math.ceil((propagationRate * cfg.propagationWindowMs) / 1000) + 1000 : 0;
+      log(`signing ${throughputTxs + propagationTxs} transfers from ${from.length} senders…`);
+      const bodies = await signTransfersParallel("bench", from.length, to, throughputTxs + propagationTxs, Date.now());
+      log("starting a 3-node devnet…");
+      const devnet: Devnet = await startDevnet(join(root, "devnet"), genesis, gens);
+      try {
+        await waitUntil("the devnet's first block", async () => (await status(devnet.nodes[0]!)).blockchainHeight >= 2, 60_000, 200);
+        if (only.has("confirmed-tx-throughput")) {
+          const before = await verifyLimit("before confirmed-tx-throughput");
+          log(`confirmed-tx-throughput: ${cfg.throughputWarmupMs / 1000} s warm-up + ${cfg.throughputWindowMs / 1000} s window…`);
+          await attempt(["confirmed-tx-throughput", "node-memory"], async () => {
+            const r = await confirmedThroughput({
+              devnet,
+              bodies: bodies.slice(0, throughputTxs),
+              warmupMs: cfg.throughputWarmupMs,
+              windowMs: cfg.throughputWindowMs,
+              concurrency: cfg.throughputConcurrency,
+              verifyLimit: { before, after: () => verifyLimit("after confirmed-tx-throughput") },
+              ratePerSecond: values.rate ? Number(values.rate) : undefined,
+            });
+            return [r.throughput, r.memory];
+          });
+        }
+        if (only.has("block-propagation") && gossip) {
+          log(`block-propagation: ${propagationRate} tx/s for ${cfg.propagationWindowMs / 1000} s…`);
+          await attempt(["block-propagation"], async () => [
+            await blockPropagation({ devnet, bodies: bodies.slice(throughputTxs), windowMs: cfg.propagationWindowMs, ratePerSecond: propagationRate, gossipLimit: gossip }),
+          ]);
+        }
+        if (only.has("anchor-throughput") && express) {
+          const before = await expressLimit(express, 64, "before anchor-throughput");
+          log(`anchor-throughput: ${cfg.anchorWindowMs / 1000} s at concurrency 64, then every anchor checked…`);
+          await attempt(["anchor-throughput"], async () => [
+            await anchorThroughput({ devnet, windowMs: cfg.anchorWindowMs, expressLimit: { before, after: () => expressLimit(express, 64, "after anchor-throughput") } }),
+          ]);
+        }
+        if (only.has("balance-read") && express) {
+          const before = await expressLimit(express, 32, "before balance-read");
+          log(`balance-read: ${cfg.balanceWindowMs / 1000} s over ${to.length} addresses at concurrency 32…`);
+          await attempt(["balance-read"], async () => [
+            await balanceRead({ devnet, addresses: to, windowMs: cfg.balanceWindowMs, expressLimit: { before, after: () => expressLimit(express, 32, "after balance-read") } }),
+          ]);
+        }
+      } finally {
+        log("stopping the devnet…");
+        await devnet.stop();
+      }
+    }
+  } finally {
+    await express?.stop();
+  }
+
+  if (only.has("sync")) {
+    log(`sync: preparing ${cfg.syncBlocks} blocks × ${cfg.syncTxsPerBlock} transfers, then a fresh node syncs them…`);
+    await attempt(["sync"], async () => {
+      return [await syncScenario({ root: join(root, "sync"), blocks: cfg.syncBlocks, txsPerBlock: cfg.syncTxsPerBlock, verifyLimit: (when) => verifyLimit(when), timeoutMs: 600_000 })];
+    });
+  }
+
+  const cpu = cpus()[0];
+  const report = {
+    scenarios: results,
+    machine: {
+      cpuModel: cpu?.model ?? "unknown",
+      cores: availableParallelism(),
+      memoryGb: round(totalmem() / 2 ** 30, 3),
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      loadAverageAtEnd: loadavg().map((x) => round(x, 3)),
+      mode: cfg.mode,
+      blockTimeSeconds: cfg.blockDelayMs / 1000,
+      anchordNodeOptions: [...NODE_HEAP_ARGS, ...(process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean)],
+      date: new Date(started).toISOString(),
+      durationSeconds: Math.round((Date.now() - started) / 1000),
+      limits: {
+        measurements,
+        libp2pPairGossip: gossip ? { messageBytes: blockBytes, p50Ms: round(gossip.p50Ms, 3), p99Ms: round(gossip.p99Ms, 3), messages: gossip.messages } : null,
+      },
+    },
+  };
+  writeFileSync(outPath, `${JSON.stringify(report, null, 2)}\n`);
+  printTable(results);
+  log(`results written to ${outPath}`);
+}
+
+function printTable(rows: readonly ScenarioResult[]): void {
+  const fmt = (x: number | null | undefined, d = 1): string => (x === null || x === undefined || !Number.isFinite(x) ? "—" : x.toLocaleString("en-US", { maximumFractionDigits: d }));
+  const header = ["scenario", "value", "limit", "ratio", "target", "p50 ms", "p99 ms", "ok"];
+  const table = rows.map((r) => [
+    r.name,
+    `${fmt(r.value)} ${r.unit}`,
+    r.limit === null ? "—" : fmt(r.limit),
+    fmt(r.ratio, 3),
+    r.target,
+    fmt(r.p50Ms, 2),
+    fmt(r.p99Ms, 2),
+    r.pass === null ? "report" : r.pass ? "yes" : "NO",
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
+  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ");
+  process.stdout.write(`\n${line(header)}\n${widths.map((w) => "-".repeat(w)).join("  ")}\n${table.map(line).join("\n")}\n\n`);
+}
+
+try {
+  await main();
+} catch (e) {
+  failures++;
+  log(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+} finally {
+  if (values.keep) log(`kept ${root}`);
+  else rmSync(root, { recursive: true, force: true });
+}
+process.exit(failures > 0 ? 1 : 0);

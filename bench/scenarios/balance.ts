@@ -1,0 +1,56 @@
+/**
+ * balance-read: GET /addresses/balance/details/:address over the funded addresses at concurrency
+ * 32 against one node; requests/s and p99, compared with the bare Express route at the same
+ * concurrency.
+ */
+import { buildRequest, runLoad } from "../lib/http-load.js";
+import { threadCpuMs } from "../lib/procs.js";
+import type { Devnet } from "../lib/devnet.js";
+import { percentile, round } from "../lib/stats.js";
+import type { Bracket, ScenarioResult } from "../lib/result.js";
+
+export interface BalanceInput {
+  devnet: Devnet;
+  addresses: readonly string[];
+  windowMs: number;
+  /** Requests/s of the bare Express route at concurrency 32, before and after. */
+  expressLimit: Bracket;
+}
+
+export async function balanceRead(input: BalanceInput): Promise<ScenarioResult> {
+  const node = input.devnet.nodes[0]!;
+  const requests = input.addresses.map((a) => buildRequest("GET", `/addresses/balance/details/${a}`));
+  let i = 0;
+  let unfunded = 0;
+  const next = () => ({ bytes: requests[i % requests.length]!, tag: i++ % requests.length });
+  const onResponse = (res: { status: number; body: Buffer }): void => {
+    if (res.status !== 200) return;
+    const regular = (JSON.parse(res.body.toString("utf8")) as { regular: number }).regular;
+    if (!(regular > 0)) unfunded++;
+  };
+  await runLoad({ targets: [node.api], concurrency: 32, durationMs: 1000, next });
+  const cpu0 = threadCpuMs(node.child.pid!);
+  const load = await runLoad({ targets: [node.api], concurrency: 32, durationMs: input.windowMs, next, onResponse });
+  const cpu1 = threadCpuMs(node.child.pid!);
+  const expressAfter = await input.expressLimit.after();
+  const limit = (input.expressLimit.before + expressAfter) / 2;
+  const perSecond = (load.ok * 1000) / load.elapsedMs;
+  const p99 = percentile(load.latencies, 99);
+  const ratio = perSecond / limit;
+  return {
+    name: "balance-read",
+    value: round(perSecond),
+    unit: "req/s",
+    limit: round(limit),
+    limitName: "requests/s of a bare Express 5 JSON route (concurrency 32)",
+    ratio: round(ratio, 3),
+    target: "≥ 0.8, p99 ≤ 10 ms",
+    p50Ms: round(percentile(load.latencies, 50), 3),
+    p99Ms: round(p99, 3),
+    pass: ratio >= 0.8 && p99 <= 10,
+    details: {
+      nodeMainCpuUsPerRequest: round(((cpu1["main:user"]! + cpu1["main:sys"]! - cpu0["main:user"]! - cpu0["main:sys"]!) * 1000) / Math.max(1, load.ok)),
+      expressPerSecondBeforeAndAfter: [round(input.expressLimit.before), round(expressAfter)],
+      addresses: input.addresses.length, concurrency: 32, requests: load.ok, unfundedAnswers: unfunded, statuses: load.statuses, errorSamples: load.errorSamples },
+  };
+}

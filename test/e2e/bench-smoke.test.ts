@@ -1,0 +1,71 @@
+/**
+ * Keeps `npm run bench` from rotting: runs the harness with --smoke (every scenario and every
+ * limit, with windows of a second or two: real processes, HTTP, libp2p and LevelDB) and checks
+ * that it finishes, that every scenario ran without error, and the shape of results.json. It
+ * asserts nothing about speed: that is what the bench itself reports. Needs a built dist/.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const dir = mkdtempSync(join(tmpdir(), "anchord-bench-smoke-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const SCENARIOS = ["confirmed-tx-throughput", "node-memory", "block-propagation", "anchor-throughput", "balance-read", "sync"];
+
+function runSmoke(out: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "bench/run.ts"), "--smoke", "--out", out], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    // bounded: the harness kills its own children when it exits
+    const timer = setTimeout(() => child.kill("SIGTERM"), 85_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      done({ code, output });
+    });
+  });
+}
+
+describe("npm run bench -- --smoke", () => {
+  it("runs every scenario against its limit and writes results.json", async () => {
+    const out = join(dir, "results.json");
+    const { code, output } = await runSmoke(out);
+    expect(code, output).toBe(0);
+    const report = JSON.parse(readFileSync(out, "utf8")) as { scenarios: Record<string, unknown>[]; machine: Record<string, unknown> };
+    expect(report.scenarios.map((s) => s["name"])).toEqual(SCENARIOS);
+    for (const s of report.scenarios) {
+      expect((s["details"] as Record<string, unknown>)["error"], String(s["name"])).toBeUndefined();
+      expect(typeof s["value"]).toBe("number");
+      expect(s["value"] as number, String(s["name"])).toBeGreaterThan(0);
+      expect(typeof s["unit"]).toBe("string");
+      expect(typeof s["limitName"]).toBe("string");
+      expect(typeof s["target"]).toBe("string");
+      if (s["name"] === "node-memory") {
+        expect(s["limit"]).toBeNull();
+        expect(s["ratio"]).toBeNull();
+      } else {
+        expect(s["limit"] as number).toBeGreaterThan(0);
+        const exact = (s["value"] as number) / (s["limit"] as number);
+        expect(Math.abs((s["ratio"] as number) - exact) / exact, String(s["name"])).toBeLessThan(0.01);
+      }
+    }
+    for (const name of ["anchor-throughput", "balance-read", "block-propagation"]) {
+      const s = report.scenarios.find((x) => x["name"] === name)!;
+      expect(typeof s["p50Ms"]).toBe("number");
+      expect(typeof s["p99Ms"]).toBe("number");
+    }
+    // every acknowledged anchor was confirmed
+    const anchors = report.scenarios.find((x) => x["name"] === "anchor-throughput")!["details"] as { acknowledged: number; confirmed: number };
+    expect(anchors.acknowledged).toBeGreaterThan(0);
+    expect(anchors.confirmed).toBe(anchors.acknowledged);
+    expect(report.machine["cores"]).toBeGreaterThan(0);
+    expect(report.machine["mode"]).toBe("smoke");
+    expect(report.machine["node"]).toBe(process.version);
+  }, 90_000);
+});
