@@ -35,8 +35,8 @@ describe("three generator nodes", () => {
     const boot = a.network!.multiaddrs();
     b = await start({ genesis, seeds: [gens[1]!.seed], bootstrap: boot, name: "b" });
     c = await start({ genesis, seeds: [gens[2]!.seed], bootstrap: boot, name: "c" });
-    const target = 150;
-    await waitFor(`height ${target}`, () => Math.min(a.ledger.height, b.ledger.height, c.ledger.height) >= target, 150_000, 200);
+    const target = 200;
+    await waitFor(`height ${target}`, () => Math.min(a.ledger.height, b.ledger.height, c.ledger.height) >= target, 200_000, 200);
     // Let in-flight blocks settle, then compare the common prefix (tips may differ by a block).
     const h = Math.min(a.ledger.height, b.ledger.height, c.ledger.height) - 2;
     expect(chainIds(b, h)).toEqual(chainIds(a, h));
@@ -48,13 +48,14 @@ describe("three generator nodes", () => {
     }
     const total = h - 1;
     const shares = gens.map((g) => (counts.get(g.address) ?? 0) / total);
-    // Expected 1/6, 2/6, 3/6; a 150-block sample is within ±0.1 with overwhelming probability.
-    expect(shares[0]).toBeGreaterThan(1 / 6 - 0.1);
-    expect(shares[0]).toBeLessThan(1 / 6 + 0.1);
-    expect(shares[1]).toBeGreaterThan(2 / 6 - 0.1);
-    expect(shares[1]).toBeLessThan(2 / 6 + 0.1);
-    expect(shares[2]).toBeGreaterThan(3 / 6 - 0.1);
-    expect(shares[2]).toBeLessThan(3 / 6 + 0.1);
+    // Expected 1/6, 2/6, 3/6; with ~200 blocks each share's standard deviation is ≤ 0.036, so ±0.12
+    // is more than 3σ (forks under load add a little noise).
+    expect(shares[0]).toBeGreaterThan(1 / 6 - 0.12);
+    expect(shares[0]).toBeLessThan(1 / 6 + 0.12);
+    expect(shares[1]).toBeGreaterThan(2 / 6 - 0.12);
+    expect(shares[1]).toBeLessThan(2 / 6 + 0.12);
+    expect(shares[2]).toBeGreaterThan(3 / 6 - 0.12);
+    expect(shares[2]).toBeLessThan(3 / 6 + 0.12);
   });
 
   it("puts a transaction submitted to one node into a block on all", async () => {
