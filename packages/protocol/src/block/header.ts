@@ -97,17 +97,7 @@ function malformed(message: string, details?: Record<string, unknown>): AnchordE
 }
 
 /** The header fields read from `bytes` (at least 213 bytes; only the first 213 are read). */
-export interface ParsedHeader {
-  readonly version: number;
-  readonly timestamp: number;
-  readonly reference: Uint8Array;
-  readonly baseTarget: bigint;
-  readonly generationSignature: Uint8Array;
-  readonly generator: Uint8Array;
-  readonly transactionCount: number;
-  readonly transactionsRoot: Uint8Array;
-  readonly signature: Uint8Array;
-}
+export type ParsedHeader = UnsignedHeaderFields & { readonly signature: Uint8Array };
 
 /**
  * Reads and checks the header and signature at the start of `bytes` (copies the byte fields, so the

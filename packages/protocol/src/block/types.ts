@@ -19,7 +19,8 @@ export const BLOCK_VERSION = 1;
 export const BLOCK_HEADER_LENGTH = 149;
 export const BLOCK_SIGNATURE_DOMAIN = "anchord-block";
 
-export interface BlockHeader {
+/** The fields the 149-byte header encodes (everything but the signature and the id). */
+export interface UnsignedHeaderFields {
   readonly version: number;
   readonly timestamp: number;
   /** id of the parent block (32 bytes). */
@@ -30,6 +31,9 @@ export interface BlockHeader {
   readonly generator: Uint8Array;
   readonly transactionCount: number;
   readonly transactionsRoot: Uint8Array;
+}
+
+export interface BlockHeader extends UnsignedHeaderFields {
   readonly signature: Uint8Array;
   /** base58 of the 32-byte id. */
   readonly id: string;
@@ -40,18 +44,6 @@ export interface Block extends BlockHeader {
   /** Chain id byte of the network the block belongs to (its signature covers it). */
   readonly chainId: number;
   readonly transactions: readonly Transaction[];
-}
-
-/** The fields the 149-byte header encodes (everything but the signature and the id). */
-export interface UnsignedHeaderFields {
-  readonly version: number;
-  readonly timestamp: number;
-  readonly reference: Uint8Array;
-  readonly baseTarget: bigint;
-  readonly generationSignature: Uint8Array;
-  readonly generator: Uint8Array;
-  readonly transactionCount: number;
-  readonly transactionsRoot: Uint8Array;
 }
 
 /** header ‖ signature: the part of the block bytes that decodeBlockHeader reads. */
