@@ -13,6 +13,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { wordlist } from "@scure/bip39/wordlists/english";
 import { chainIdOf, isValidAddress } from "@anchord/crypto";
 import { TOKEN, genesisFromJson, loadGenesisFile, parseJson } from "@anchord/protocol";
+import { freePortRange, portFree } from "../utils/ports.js";
+import { waitFor as waitUntil } from "../utils/wait.js";
+
+const waitFor = (what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number) => waitUntil(what, cond, timeoutMs, 200);
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const BIN = join(ROOT, "packages/cli/dist/bin.js");
@@ -51,34 +55,6 @@ function tmp(): string {
 function run(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, encoding: "utf8", timeout: 30_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const s = createServer();
-    s.once("error", () => done(false));
-    s.listen(port, "127.0.0.1", () => s.close(() => done(true)));
-  });
-}
-
-/** `count` consecutive free ports below the ephemeral range, never the defaults (6868-6879, 7869-7879). */
-async function freePorts(count: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 12_000 + Math.floor(Math.random() * 18_000);
-    let ok = true;
-    for (let p = base; p < base + count && ok; p++) ok = await portFree(p);
-    if (ok) return base;
-  }
-  throw new Error("no free port range found");
-}
-
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await cond()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 async function httpOk(url: string): Promise<boolean> {
@@ -282,7 +258,7 @@ describe("start", () => {
     const genesisPath = join(dir, "genesis.json");
     const acct = ACCOUNTS[0]!;
     expect(run(["genesis", "--balance", `${acct.address}=${String(acct.balance)}`, "--out", genesisPath]).code).toBe(0);
-    const port = await freePorts(2);
+    const port = await freePortRange(2);
     const holder = createServer();
     await new Promise<void>((done) => holder.listen(port, "127.0.0.1", done));
     try {
@@ -310,7 +286,7 @@ describe("start", () => {
     const genesisPath = join(dir, "genesis.json");
     const acct = ACCOUNTS[0]!;
     expect(run(["genesis", "--balance", `${acct.address}=${String(acct.balance)}`, "--block-time", "1", "--out", genesisPath]).code).toBe(0);
-    const port = await freePorts(4);
+    const port = await freePortRange(4);
     const dataDir = join(dir, "node");
     const first = spawn(
       process.execPath,

@@ -8,13 +8,16 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { LTO } from "@ltonetwork/lto";
 import { TOKEN, loadGenesisFile, parseJson } from "@anchord/protocol";
+import { freePortRange, portFree } from "../utils/ports.js";
+import { waitFor as waitUntil } from "../utils/wait.js";
+
+const waitFor = (what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 250) => waitUntil(what, cond, timeoutMs, stepMs);
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const BIN = join(ROOT, "packages/cli/dist/bin.js");
@@ -76,34 +79,6 @@ function launch(args: string[], env: NodeJS.ProcessEnv = process.env): Proc {
   const p = { child, out: () => out, err: () => err, exited };
   procs.push(p);
   return p;
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const s = createServer();
-    s.once("error", () => done(false));
-    s.listen(port, "127.0.0.1", () => s.close(() => done(true)));
-  });
-}
-
-/** `count` consecutive free ports, below the ephemeral range and away from the defaults. */
-async function freePorts(count: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 12_000 + Math.floor(Math.random() * 18_000);
-    let ok = true;
-    for (let p = base; p < base + count && ok; p++) ok = await portFree(p);
-    if (ok) return base;
-  }
-  throw new Error("no free port range found");
-}
-
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 250): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await cond()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
 }
 
 async function http(url: string, init?: RequestInit): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -224,7 +199,7 @@ function nodeLogs(root: string, nodes: number): string {
 async function startDevnet(nodes: number, extra: string[] = [], env?: NodeJS.ProcessEnv): Promise<Devnet> {
   for (let attempt = 1; ; attempt++) {
     const root = join(tmp(), "data");
-    const base = await freePorts(2 * nodes);
+    const base = await freePortRange(2 * nodes);
     const apiPort = base;
     const p2pPort = base + nodes;
     const proc = launch(["devnet", "--nodes", String(nodes), "--block-time", "1", "--data-root", root, "--api-port", String(apiPort), "--p2p-port", String(p2pPort), ...extra], env);
@@ -340,7 +315,7 @@ describe("a 3-node devnet with an API token, a joined node and Ctrl-C", () => {
 
   it("a second devnet on the same data root, or on ports in use, is refused and the first keeps running", async () => {
     const { root, apiPort, p2pPort, apis } = net;
-    const other = await freePorts(2);
+    const other = await freePortRange(2);
     const second = (dataRoot: string, api: number, p2p: number) =>
       spawnSync(process.execPath, [BIN, "devnet", "--nodes", "1", "--data-root", dataRoot, "--api-port", String(api), "--p2p-port", String(p2p)], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
     const sameRoot = second(root, other, other + 1);
@@ -362,7 +337,7 @@ describe("a 3-node devnet with an API token, a joined node and Ctrl-C", () => {
 
   it("a node joined from a second terminal syncs, agrees, and forges with a funded account's seed", async () => {
     const { info, apis } = net;
-    const port = await freePorts(2);
+    const port = await freePortRange(2);
     joinApi = `http://127.0.0.1:${port}`;
     const dataDir = join(tmp(), "extra");
     // Exactly the documented command (docs/devnet.md), with two seeds of plain funded accounts.

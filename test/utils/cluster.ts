@@ -79,18 +79,7 @@ export async function startTestNode(o: TestNodeOptions): Promise<Node> {
   );
 }
 
-export async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 30_000, stepMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await cond()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
+export { waitFor, sleep } from "./wait.js";
 
 /** Ids of blocks 1..height of a node, for comparing chains. */
 export function chainIds(node: Node, upTo = node.ledger.height): string[] {

@@ -6,11 +6,12 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseJson } from "@anchord/protocol";
+import { freePortRange } from "./ports.js";
+import { sleep } from "./wait.js";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const BIN = join(REPO_ROOT, "packages/cli/dist/bin.js");
@@ -80,26 +81,6 @@ export function loadDevnetAccounts(): DevnetAccountInfo[] {
   }));
 }
 
-function portFree(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const server = createServer();
-    server.once("error", () => done(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => done(true)));
-  });
-}
-
-/** A base port p in [20000, 60000) such that p … p+count-1 are free right now. */
-async function freePortRange(count: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 40_000);
-    let ok = true;
-    for (let i = 0; i < count && ok; i++) ok = await portFree(base + i);
-    if (ok) return base;
-  }
-  throw new Error("no free port range found");
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Whether `url` serves a node status (with `peerId` when given: that node, not another process). */
 async function answers(url: string, peerId?: string): Promise<boolean> {
