@@ -3,17 +3,19 @@
  * document. Hot routes stay lean: CORS header, optional token check, handler; no body parser,
  * no ETag, no x-powered-by.
  */
-import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from "express";
-import { rateLimit } from "express-rate-limit";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { ApiBackend } from "./backend.js";
 import { DEFAULT_BODY_LIMIT, readJsonBody } from "./body.js";
 import { tokenCheck } from "./auth.js";
 import { cors } from "./cors.js";
 import { docsUiRouter, OPENAPI_PATH } from "./docsUi.js";
-import { errorHandler } from "./errors.js";
+import { errorHandler, errorResponse } from "./errors.js";
+import { fastRoutes, type FastHandler } from "./fastRoutes.js";
 import { HttpError, LtoCode, sendJson } from "./http.js";
 import { consoleLogger, type ApiLogger } from "./logger.js";
 import { buildOpenApi, type OpenApiDocument } from "./openapi.js";
+import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimiter, type RateLimitOptions } from "./rateLimit.js";
 import { pathParams, type Reply, type RouteDef } from "./route.js";
 import { addressRoutes } from "./routes/addresses.js";
 import { blockRoutes } from "./routes/blocks.js";
@@ -21,14 +23,6 @@ import { hashRoutes } from "./routes/hash.js";
 import { leasingRoutes } from "./routes/leasing.js";
 import { nodeRoutes } from "./routes/node.js";
 import { transactionRoutes } from "./routes/transactions.js";
-
-export interface RateLimitOptions {
-  readonly windowMs: number;
-  /** Write requests (POST) per client per window. */
-  readonly max: number;
-}
-
-export const DEFAULT_RATE_LIMIT: RateLimitOptions = Object.freeze({ windowMs: 10_000, max: 600 });
 
 export interface ApiOptions {
   /** When set, POST /hash and the wallet-signing routes require it. */
@@ -67,7 +61,9 @@ export function routeTable(doc: () => OpenApiDocument): RouteDef[] {
   return [...API_ROUTES, openApiRoute(doc)];
 }
 
-function sendReply(res: Response, reply: Reply): void {
+export { DEFAULT_RATE_LIMIT, type RateLimitOptions };
+
+function sendReply(res: ServerResponse, reply: Reply): void {
   if ("json" in reply) {
     sendJson(res, reply.status ?? 200, reply.json);
     return;
@@ -87,10 +83,16 @@ function checkParamsDocumented(route: RouteDef): void {
 }
 
 const tokenRequiredApps = new WeakSet<Express>();
+const fastHandlers = new WeakMap<Express, FastHandler>();
 
 /** Whether `app` was built by createApi with an API token. */
 export function requiresApiToken(app: Express): boolean {
   return tokenRequiredApps.has(app);
+}
+
+/** The fast path of an app built by createApi (see fastRoutes.ts); startApi tries it first. */
+export function fastHandlerOf(app: Express): FastHandler | undefined {
+  return fastHandlers.get(app);
 }
 
 export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
@@ -109,39 +111,52 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
   const routes = routeTable(() => (doc ??= buildOpenApi(routes, backend.config, { tokenRequired })));
 
   const limits = opts.rateLimit === false ? undefined : (opts.rateLimit ?? DEFAULT_RATE_LIMIT);
-  const writeLimiter: RequestHandler | undefined = limits
-    ? rateLimit({
-        windowMs: limits.windowMs,
-        limit: limits.max,
-        standardHeaders: "draft-7",
-        legacyHeaders: false,
-        validate: { xForwardedForHeader: false },
-        handler: (_req, _res, next) => next(new HttpError(429, LtoCode.UNKNOWN, "too many requests: retry later")),
-      })
-    : undefined;
+  const writeLimiter: RateLimiter | undefined = limits ? createRateLimiter(limits) : undefined;
+
+  const fail = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const { status, body, internal, headers } = errorResponse(err);
+    if (internal) logger.error({ err, method: req.method, path: req.url?.split("?", 1)[0]?.slice(0, 200) }, "API request failed");
+    if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    sendJson(res, status, body);
+  };
+
+  /** One route, from either path: token, rate limit, body, handler, reply; errors answered here. */
+  const serveRoute = (route: RouteDef, req: IncomingMessage, res: ServerResponse, params: Record<string, string>): void => {
+    res.setHeader("Access-Control-Allow-Origin", "*");
+    try {
+      if (route.method === "post" && writeLimiter) writeLimiter(req, res);
+      if (route.auth) checkToken(req);
+      if (route.body) {
+        readJsonBody(req, bodyLimit)
+          .then((body) => route.handler({ backend, params, body, req }))
+          .then(
+            (reply) => sendReply(res, reply),
+            (e: unknown) => fail(req, res, e),
+          );
+        return;
+      }
+      const reply = route.handler({ backend, params, body: undefined, req });
+      if (reply instanceof Promise) {
+        reply.then(
+          (r) => sendReply(res, r),
+          (e: unknown) => fail(req, res, e),
+        );
+      } else sendReply(res, reply);
+    } catch (e) {
+      fail(req, res, e);
+    }
+  };
+  fastHandlers.set(app, fastRoutes(routes, serveRoute));
 
   app.use(cors);
 
   for (const route of routes) {
     checkParamsDocumented(route);
-    const handle = (req: Request, res: Response, next: NextFunction): void => {
-      try {
-        if (route.auth) checkToken(req);
-        if (route.body) {
-          readJsonBody(req, bodyLimit)
-            .then((body) => route.handler({ backend, params: req.params as Record<string, string>, body, req }))
-            .then((reply) => sendReply(res, reply), next);
-          return;
-        }
-        const reply = route.handler({ backend, params: req.params as Record<string, string>, body: undefined, req });
-        if (reply instanceof Promise) reply.then((r) => sendReply(res, r), next);
-        else sendReply(res, reply);
-      } catch (e) {
-        next(e);
-      }
-    };
-    const chain: RequestHandler[] = route.method === "post" && writeLimiter ? [writeLimiter, handle] : [handle];
-    app[route.method](route.path, ...chain);
+    app[route.method](route.path, (req: Request, res: Response) => serveRoute(route, req, res, req.params as Record<string, string>));
   }
 
   app.use(docsUiRouter());

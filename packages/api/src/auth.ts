@@ -4,7 +4,7 @@
  * sha256 digests, so neither content nor length leaks through timing.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Request } from "express";
+import type { IncomingMessage } from "node:http";
 import { HttpError, LtoCode } from "./http.js";
 
 const digest = (s: string): Buffer => createHash("sha256").update(s, "utf8").digest();
@@ -24,7 +24,7 @@ function bearerToken(header: string): string | undefined {
   return header.slice(scheme[0].length, end);
 }
 
-export type TokenCheck = (req: Request) => void;
+export type TokenCheck = (req: IncomingMessage) => void;
 
 /** A check that throws 401 unless the request carries `token`; a no-op when no token is set. */
 export function tokenCheck(token: string | undefined): TokenCheck {

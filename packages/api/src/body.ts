@@ -2,7 +2,7 @@
  * Reads a JSON request body without express.json(): at most `limit` bytes (413), only JSON content
  * types (415), strict UTF-8 and exact big integers (`parseJson`), malformed → 400 code 1.
  */
-import type { Request } from "express";
+import type { IncomingMessage } from "node:http";
 import { parseJson, type JsonValue } from "@anchord/protocol";
 import { HttpError, LtoCode } from "./http.js";
 
@@ -22,7 +22,7 @@ function tooLarge(limit: number): HttpError {
 }
 
 /** Collects the raw body, rejecting as soon as it grows beyond `limit` bytes. */
-export function readRawBody(req: Request, limit: number): Promise<Buffer> {
+export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = req.headers["content-length"];
   if (declared !== undefined && Number(declared) > limit) {
     req.resume(); // discard what the client still sends, so it can read the answer
@@ -66,7 +66,7 @@ export function readRawBody(req: Request, limit: number): Promise<Buffer> {
 }
 
 /** Reads and parses the JSON body of a request. */
-export async function readJsonBody(req: Request, limit: number = DEFAULT_BODY_LIMIT): Promise<JsonValue> {
+export async function readJsonBody(req: IncomingMessage, limit: number = DEFAULT_BODY_LIMIT): Promise<JsonValue> {
   if (!isJsonContentType(req.headers["content-type"])) {
     req.resume();
     throw new HttpError(415, LtoCode.UNKNOWN, "request body must be JSON (Content-Type: application/json)");

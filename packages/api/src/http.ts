@@ -1,9 +1,9 @@
 /** Sending JSON with exact big integers, and the API's own HTTP-level errors. */
-import type { Response } from "express";
+import type { ServerResponse } from "node:http";
 import { stringifyJson } from "@anchord/protocol";
 
 /** Writes `body` as JSON (bigint as bare integer literals) with the given status. */
-export function sendJson(res: Response, status: number, body: unknown): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = stringifyJson(body);
   res.statusCode = status;
   res.setHeader("Content-Type", "application/json; charset=utf-8");

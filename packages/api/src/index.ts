@@ -1,5 +1,5 @@
 export * from "./backend.js";
-export { createApi, routeTable, requiresApiToken, API_ROUTES, DEFAULT_RATE_LIMIT, type ApiOptions, type RateLimitOptions } from "./app.js";
+export { createApi, routeTable, requiresApiToken, fastHandlerOf, API_ROUTES, DEFAULT_RATE_LIMIT, type ApiOptions, type RateLimitOptions } from "./app.js";
 export { startApi, isLoopbackHost, type ListenOptions, type RunningApi } from "./server.js";
 export { buildOpenApi, API_VERSION, type OpenApiDocument } from "./openapi.js";
 export { chainpointRecord, CHAINPOINT_CONTEXT, CHAINPOINT_TYPE, type ChainpointRecord } from "./chainpoint.js";

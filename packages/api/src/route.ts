@@ -2,7 +2,7 @@
  * One route table drives both the Express routes and the OpenAPI document, so the two cannot
  * drift: every entry carries its method, path, documentation and handler.
  */
-import type { Request } from "express";
+import type { IncomingMessage } from "node:http";
 import type { JsonValue } from "@anchord/protocol";
 import type { ApiBackend } from "./backend.js";
 import type { JsonSchema } from "./schemas.js";
@@ -13,7 +13,7 @@ export interface RouteContext {
   readonly params: Readonly<Record<string, string>>;
   /** Parsed JSON body (routes that declare one), exact big integers as bigint. */
   readonly body: JsonValue | undefined;
-  readonly req: Request;
+  readonly req: IncomingMessage;
 }
 
 export interface JsonReply {

@@ -7,7 +7,7 @@ import * as net from "node:net";
 import type { Duplex } from "node:stream";
 import type { Express } from "express";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
-import { requiresApiToken } from "./app.js";
+import { fastHandlerOf, requiresApiToken } from "./app.js";
 
 export interface ListenOptions {
   readonly host: string;
@@ -68,6 +68,7 @@ export async function startApi(app: Express, opts: ListenOptions): Promise<Runni
       { host: opts.host },
     );
   }
+  const fast = fastHandlerOf(app);
   // timeouts are enforced every second (Node's default check interval is 30 s, which would let a
   // slow client hold a connection three times longer than headersTimeout says)
   const server = http.createServer({ connectionsCheckingInterval: 1_000, requireHostHeader: false }, (req, res) => {
@@ -76,7 +77,7 @@ export async function startApi(app: Express, opts: ListenOptions): Promise<Runni
       res.writeHead(400, { "Content-Type": "application/json; charset=utf-8", "Access-Control-Allow-Origin": "*", Connection: "close" }).end(JSON.stringify({ error: 0, message: "missing Host header" }));
       return;
     }
-    app(req, res);
+    if (fast === undefined || !fast(req, res)) app(req, res);
   });
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;

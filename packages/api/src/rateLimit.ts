@@ -1,0 +1,101 @@
+/**
+ * Per-client limit on the write routes: a fixed window per client, counted in memory. The client
+ * is the socket's remote address (an IPv6 client by its /56 prefix, so one host cannot dodge the
+ * limit by rotating addresses inside its own allocation). Headers follow the IETF draft 7
+ * (`RateLimit-Policy: 600;w=10`, `RateLimit: limit=600, remaining=599, reset=10`).
+ *
+ * Written here rather than taken from express-rate-limit because the same check runs on the
+ * fast path (fastRoutes.ts), which sees plain node:http requests, not Express ones.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import * as net from "node:net";
+import { HttpError, LtoCode } from "./http.js";
+
+export interface RateLimitOptions {
+  readonly windowMs: number;
+  /** Write requests (POST) per client per window. */
+  readonly max: number;
+}
+
+export const DEFAULT_RATE_LIMIT: RateLimitOptions = Object.freeze({ windowMs: 10_000, max: 600 });
+
+/** Counts a request: sets the RateLimit headers, throws 429 past the limit. */
+export type RateLimiter = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Expands an IPv6 address to its eight 16-bit groups (undefined if it is not one). */
+function ipv6Groups(address: string): number[] | undefined {
+  if (!net.isIPv6(address)) return undefined;
+  let text = address.split("%", 1)[0]!;
+  const tail: number[] = [];
+  const lastColon = text.lastIndexOf(":");
+  const last = text.slice(lastColon + 1);
+  if (net.isIPv4(last)) {
+    const [a, b, c, d] = last.split(".").map(Number) as [number, number, number, number];
+    tail.push((a << 8) | b, (c << 8) | d);
+    text = text.slice(0, lastColon + 1) + "0"; // placeholder group, removed below
+  }
+  const [head, rest] = text.split("::") as [string, string | undefined];
+  const parse = (s: string): number[] => (s === "" ? [] : s.split(":").map((g) => parseInt(g, 16)));
+  let groups: number[];
+  if (rest === undefined) groups = parse(head);
+  else {
+    const h = parse(head);
+    const r = parse(rest);
+    groups = [...h, ...new Array<number>(Math.max(0, 8 - h.length - r.length - (tail.length > 0 ? 1 : 0))).fill(0), ...r];
+  }
+  if (tail.length > 0) groups = [...groups.slice(0, -1), ...tail];
+  return groups.length === 8 ? groups : undefined;
+}
+
+/** The key a client is counted under: its IPv4 address, or its IPv6 /56 prefix. */
+export function clientKey(remoteAddress: string | undefined): string {
+  if (remoteAddress === undefined) return "unknown";
+  if (net.isIPv4(remoteAddress)) return remoteAddress;
+  const groups = ipv6Groups(remoteAddress);
+  if (groups === undefined) return remoteAddress;
+  // IPv4-mapped (::ffff:a.b.c.d): the IPv4 client itself
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
+  }
+  return `${groups.slice(0, 3).map((g) => g.toString(16)).join(":")}:${(groups[3]! & 0xff00).toString(16)}::/56`;
+}
+
+interface Window {
+  count: number;
+  readonly resetAt: number;
+}
+
+/** At most this many clients are tracked; past it, windows that ended are dropped first. */
+const MAX_CLIENTS = 100_000;
+
+export function createRateLimiter(opts: RateLimitOptions, now: () => number = Date.now): RateLimiter {
+  const windows = new Map<string, Window>();
+  const policy = `${opts.max};w=${Math.ceil(opts.windowMs / 1000)}`;
+  const sweep = (t: number): void => {
+    for (const [k, w] of windows) if (w.resetAt <= t) windows.delete(k);
+    // still full (a flood of distinct clients): forget the oldest windows rather than grow
+    for (const k of windows.keys()) {
+      if (windows.size < MAX_CLIENTS) break;
+      windows.delete(k);
+    }
+  };
+  return (req, res) => {
+    const t = now();
+    const key = clientKey(req.socket.remoteAddress);
+    let w = windows.get(key);
+    if (w === undefined || w.resetAt <= t) {
+      if (w !== undefined) windows.delete(key);
+      else if (windows.size >= MAX_CLIENTS) sweep(t);
+      w = { count: 0, resetAt: t + opts.windowMs };
+      windows.set(key, w);
+    }
+    w.count++;
+    const remaining = Math.max(0, opts.max - w.count);
+    const reset = Math.max(0, Math.ceil((w.resetAt - t) / 1000));
+    res.setHeader("RateLimit-Policy", policy);
+    res.setHeader("RateLimit", `limit=${opts.max}, remaining=${remaining}, reset=${reset}`);
+    if (w.count > opts.max) {
+      throw new HttpError(429, LtoCode.UNKNOWN, "too many requests: retry later", { "Retry-After": String(reset) });
+    }
+  };
+}
