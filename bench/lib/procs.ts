@@ -8,6 +8,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, readdirSync } from "node:
 import * as net from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_NODE_HEAP_MB } from "anchord";
 import { loadOrCreatePeerKey } from "@anchord/network";
 import type { Target } from "./http-load.js";
 import { sleep } from "./stats.js";
@@ -34,7 +35,7 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
  * node (without one, V8 lets a busy node's old generation grow to ~4× its ~60 MB of live data
  * before collecting, ~500 MB resident), then BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
  */
-export const NODE_HEAP_ARGS = ["--max-old-space-size=320"];
+export const NODE_HEAP_ARGS = [`--max-old-space-size=${DEFAULT_NODE_HEAP_MB}`];
 
 function nodeArgs(): string[] {
   return [...NODE_HEAP_ARGS, ...(process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean)];

@@ -464,6 +464,8 @@ describe("a 3-node devnet with an API token, a joined node and Ctrl-C", () => {
     const { proc, root, info } = net;
     const pids = childPids(proc.child.pid!);
     expect(pids).toHaveLength(3);
+    // each node runs under the default heap limit (docs/performance.md, node-memory)
+    for (const pid of pids) expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[1]).toBe("--max-old-space-size=320");
     expect(await interrupt(proc, false)).toBe(0);
     expect(proc.out()).toContain("Stopping the devnet");
     expect(proc.out()).toContain("All nodes stopped.");
@@ -489,8 +491,8 @@ describe("a 3-node devnet with an API token, a joined node and Ctrl-C", () => {
 });
 
 describe("a 1-node devnet", () => {
-  it("forges alone, logs at ANCHORD_LOG_LEVEL, and stops on a terminal's Ctrl-C (SIGINT to the whole process group)", async () => {
-    const net = await startDevnet(1, [], { ...process.env, ANCHORD_LOG_LEVEL: "debug" });
+  it("forges alone, logs at ANCHORD_LOG_LEVEL, runs under --max-heap, and stops on a terminal's Ctrl-C (SIGINT to the whole process group)", async () => {
+    const net = await startDevnet(1, ["--max-heap", "200"], { ...process.env, ANCHORD_LOG_LEVEL: "debug" });
     expect(net.info.nodes).toHaveLength(1);
     expect(net.info.apiToken).toBe(false);
     const api = net.apis[0]!;
@@ -503,6 +505,9 @@ describe("a 1-node devnet", () => {
 
     const pids = childPids(net.proc.child.pid!);
     expect(pids).toHaveLength(1);
+    const cmdline = readFileSync(`/proc/${pids[0]}/cmdline`, "utf8").split("\0");
+    expect(cmdline[1]).toBe("--max-old-space-size=200");
+    expect(cmdline).toContain("start");
     expect(await interrupt(net.proc, true)).toBe(0);
     for (const pid of pids) expect(alive(pid)).toBe(false);
     expect(existsSync(join(net.root, "devnet.json"))).toBe(false);

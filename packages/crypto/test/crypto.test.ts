@@ -64,3 +64,21 @@ describe("signatures", () => {
     expect(verify("secp256k1", pk, body, sig)).toBe(false);
   });
 });
+
+describe("BLAKE2b-256 (WASM) against the pure-JS reference", () => {
+  it("agrees on every length 0–600, at buffer offsets, and on 1 MB; known answers", async () => {
+    const { blake2b256, blake2b256Js } = await import("@anchord/crypto");
+    expect(toHex(blake2b256(new Uint8Array(0)))).toBe("0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8");
+    expect(toHex(blake2b256(utf8("abc")))).toBe("bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319");
+    const big = new Uint8Array(1_000_123).map((_, i) => (i * 31 + 7) & 0xff);
+    for (let n = 0; n <= 600; n++) {
+      const view = big.subarray(n % 13, (n % 13) + n);
+      expect(toHex(blake2b256(view)), `length ${n}`).toBe(toHex(blake2b256Js(view)));
+    }
+    expect(toHex(blake2b256(big))).toBe(toHex(blake2b256Js(big)));
+    // the result is a fresh array each call (callers keep ids)
+    const a = blake2b256(utf8("x"));
+    const b = blake2b256(utf8("y"));
+    expect(toHex(a)).not.toBe(toHex(b));
+  });
+});

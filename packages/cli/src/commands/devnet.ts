@@ -14,6 +14,9 @@ import { loadOrCreatePeerKey } from "@anchord/network";
 import { buildGenesis } from "./genesis.js";
 import { intOption, logLevelOption, numberOption, parse, UsageError } from "../args.js";
 
+/** Default --max-old-space-size of devnet nodes (docs/performance.md, node-memory). */
+export const DEFAULT_NODE_HEAP_MB = 320;
+
 const HELP = `Usage: npm run devnet -- [options]     (or: anchord devnet [options])
 
 Starts a local network of generator nodes as separate processes, with fresh data and a genesis
@@ -30,7 +33,11 @@ Options:
   --p2p-port <p>       libp2p port of node 0 (default 7869); node i uses p+i
   --log-level <l>      log level of the nodes: trace, debug, info, warn, error (default info;
                        also ANCHORD_LOG_LEVEL)
+  --max-heap <MB>      V8 old-generation limit of each node process (default ${DEFAULT_NODE_HEAP_MB}): a node's
+                       live data is ~50–100 MB, and without a limit V8 lets a busy node's heap
+                       grow to several times that before collecting
 `;
+
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** Repository root (packages/cli/dist/commands → ../../../..). */
@@ -112,6 +119,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
       "api-port": { type: "string" },
       "p2p-port": { type: "string" },
       "log-level": { type: "string" },
+      "max-heap": { type: "string" },
     },
     HELP,
   );
@@ -123,6 +131,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   const p2pPort = intOption(v, "p2p-port", 7869, 1, 65525);
   const token = v["api-token"] as string | undefined;
   const logLevel = logLevelOption(v);
+  const maxHeapMb = intOption(v, "max-heap", DEFAULT_NODE_HEAP_MB, 64, 65_536);
   if (token !== undefined && token.length === 0) throw new UsageError("--api-token must not be empty");
   const root = resolve((v["data-root"] as string | undefined) ?? join(repoRoot, "devnet", ".data"));
 
@@ -202,6 +211,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   for (const node of nodes) {
     const account = accounts.find((a) => a.node === node.index)!;
     const args = [
+      `--max-old-space-size=${maxHeapMb}`,
       binPath,
       "start",
       "--genesis", genesisPath,
