@@ -16,7 +16,7 @@ export const ADDRESS_VERSION = 1;
  */
 const MAX_CACHED_ADDRESSES = 50_000;
 const addressByKey = new Map<string, string>();
-const validAddresses = new Map<string, Uint8Array>();
+const validAddresses = new Map<string, ValidAddress>();
 
 function remember<V>(cache: Map<string, V>, key: string, value: V): void {
   if (cache.size >= MAX_CACHED_ADDRESSES) cache.delete(cache.keys().next().value!);
@@ -58,21 +58,54 @@ export function stripAddressPrefix(text: string): string {
   return text.startsWith("address:") ? text.slice("address:".length) : text;
 }
 
+interface ValidAddress {
+  readonly bytes: Uint8Array;
+  /** base58 of bytes (the text without an `address:` prefix, as base58 is one-to-one). */
+  readonly canonical: string;
+}
+
+/** Canonical base58 → bytes of addresses that passed parseAddress (see knownAddressBytes). */
+const bytesByCanonical = new Map<string, Uint8Array>();
+
+function validate(text: string, chainId: number): ValidAddress | AddressProblem {
+  const key = `${chainId}:${text}`;
+  const known = validAddresses.get(key);
+  if (known) return known;
+  const stripped = stripAddressPrefix(text);
+  // never decode what cannot be an address (base58 decoding is quadratic in the text length)
+  if (stripped.length > maxBase58Length(ADDRESS_LENGTH)) return "length";
+  const bytes = tryBase58Decode(stripped);
+  if (!bytes) return "base58";
+  const problem = addressBytesProblem(bytes, chainId);
+  if (problem) return problem;
+  const valid = { bytes, canonical: base58Encode(bytes) };
+  if (text.length <= 64) {
+    remember(validAddresses, key, valid);
+    remember(bytesByCanonical, valid.canonical, bytes);
+  }
+  return valid;
+}
+
 /** Decodes and fully validates a base58 address (optionally `address:`-prefixed). */
 export function parseAddress(text: string, chainId: number): { bytes: Uint8Array; problem?: undefined } | { bytes?: undefined; problem: AddressProblem } {
   if (typeof text !== "string") return { problem: "base58" };
-  const key = `${chainId}:${text}`;
-  const known = validAddresses.get(key);
-  if (known) return { bytes: Uint8Array.from(known) };
-  const stripped = stripAddressPrefix(text);
-  // never decode what cannot be an address (base58 decoding is quadratic in the text length)
-  if (stripped.length > maxBase58Length(ADDRESS_LENGTH)) return { problem: "length" };
-  const bytes = tryBase58Decode(stripped);
-  if (!bytes) return { problem: "base58" };
-  const problem = addressBytesProblem(bytes, chainId);
-  if (problem) return { problem };
-  if (text.length <= 64) remember(validAddresses, key, Uint8Array.from(bytes));
-  return { bytes };
+  const v = validate(text, chainId);
+  return typeof v === "string" ? { problem: v } : { bytes: Uint8Array.from(v.bytes) };
+}
+
+/** The canonical base58 of a valid address of `chainId` (prefix stripped), or why it is not one. */
+export function canonicalAddress(text: string, chainId: number): { address: string; problem?: undefined } | { address?: undefined; problem: AddressProblem } {
+  if (typeof text !== "string") return { problem: "base58" };
+  const v = validate(text, chainId);
+  return typeof v === "string" ? { problem: v } : { address: v.canonical };
+}
+
+/**
+ * The bytes of a canonical address text that parseAddress or canonicalAddress recently accepted
+ * (any chain), without decoding it again; undefined when not remembered. Do not modify the result.
+ */
+export function knownAddressBytes(canonical: string): Uint8Array | undefined {
+  return bytesByCanonical.get(canonical);
 }
 
 export function isValidAddress(text: string, chainId: number): boolean {

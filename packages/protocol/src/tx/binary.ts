@@ -10,8 +10,8 @@
  *   {u16 proofLength ‖ proof}*              each proof 64 bytes (ed25519 or compact ECDSA r‖s)
  *
  * A genesis transaction is its body with hasSponsor = 0 and proofCount = 0. Whole encoding ≤ 64 KiB.
- * Decoding re-parses the body into fields, rebuilds the transaction (id and sender recomputed, the
- * re-encoded body must equal the stored one) and rejects truncation, trailing bytes, unknown
+ * Decoding re-parses the body into fields, checks them as the factories do, rebuilds the transaction
+ * (id and sender recomputed; see buildTx's parsedBody) and rejects truncation, trailing bytes, unknown
  * format/type/version, oversize input and more than 8 proofs. Signatures are not verified here.
  */
 import { KEY_TYPE_BY_BYTE, KEY_TYPE_BYTE, PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, concatBytes, equalBytes, uint16BE, uint32BE } from "@anchord/crypto";
@@ -73,8 +73,7 @@ export function decodeTx(bytes: Uint8Array, chainId: number): Transaction {
     if (!equalBytes(genesis.body, body)) throw malformed("non-canonical genesis body");
     return genesis;
   }
-  const tx = buildTx(fields, chainId, false);
-  if (!equalBytes(tx.body, body)) throw malformed("non-canonical transaction body");
+  const tx = buildTx(fields, chainId, false, body);
   const sponsor = sponsorKey && makeSponsor(sponsorKey.keyType, sponsorKey.publicKey, chainId, false);
   return withProofs(tx, sponsor, proofs);
 }

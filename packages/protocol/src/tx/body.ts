@@ -15,7 +15,7 @@
  *               v1: 15 ‖ 1 ‖ pk(32) ‖ count(2) ‖ {length(2) ‖ anchor}* ‖ timestamp ‖ fee
  *   genesis 1:      1 ‖ timestamp(8) ‖ recipient(26) ‖ amount(8)
  */
-import { KEY_TYPE_BYTE, concatBytes, int64BE, tryBase58Decode, uint16BE, type KeyType } from "@anchord/crypto";
+import { KEY_TYPE_BYTE, concatBytes, int64BE, knownAddressBytes, tryBase58Decode, uint16BE, type KeyType } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "../errors.js";
 import { MAX_U16, checkAmount, checkFee, checkTimestamp } from "./fields.js";
 import type { Transaction } from "./types.js";
@@ -29,7 +29,7 @@ export type TxBodyFields = OmitComputed<Transaction>;
 const u8 = (...b: number[]): Uint8Array => Uint8Array.from(b);
 
 function recipientBytes(recipient: string): Uint8Array {
-  const bytes = tryBase58Decode(recipient, 26);
+  const bytes = knownAddressBytes(recipient) ?? tryBase58Decode(recipient, 26);
   if (!bytes) throw new AnchordError(ErrorCode.INVALID_ADDRESS, "recipient must be a 26-byte base58 address", { field: "recipient" });
   return bytes;
 }

@@ -47,8 +47,14 @@ function readAnchors(value: unknown): readonly Uint8Array[] {
 /**
  * Shared by createTx (onCurve = true) and decodeTx (onCurve = false: the key's length is checked,
  * and a key off the curve simply fails signature verification).
+ *
+ * `parsedBody`: the body `fields` were parsed from (decodeTx). It is used as the body instead of
+ * encoding the fields again: every field has been checked above exactly as txBody checks it, and
+ * each layout is a fixed sequence of fixed-width or length-prefixed fields, so encoding them again
+ * gives these bytes back (base58 is one-to-one, integers are range-checked; the tests compare both
+ * on every transaction they decode).
  */
-export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: boolean): SignedTx {
+export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: boolean, parsedBody?: Uint8Array): SignedTx {
   checkChainId(chainId);
   const type = fields?.type as number;
   if (type === 1 || !Object.hasOwn(TX_VERSIONS, type)) {
@@ -95,7 +101,7 @@ export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: bool
       tx = { type: 15, ...base, anchors: readAnchors(fields.anchors) };
       break;
   }
-  const body = txBody(tx);
+  const body = parsedBody === undefined ? txBody(tx) : Uint8Array.from(parsedBody);
   const sender = addressFromPublicKey(base.senderPublicKey, chainId);
   return Object.freeze({ ...tx, sender, sponsor: undefined, proofs: Object.freeze([]), body, id: idOf(body) }) as SignedTx;
 }

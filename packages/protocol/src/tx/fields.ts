@@ -5,9 +5,8 @@
 import {
   KEY_TYPE_BYTE,
   PUBLIC_KEY_LENGTH,
-  base58Encode,
+  canonicalAddress,
   isValidPublicKey,
-  parseAddress,
   tryBase58Decode,
   type KeyType,
 } from "@anchord/crypto";
@@ -42,14 +41,14 @@ export function checkAmount(amount: unknown): bigint {
 
 /** Validates an address of `chainId` (optionally `address:`-prefixed); returns its canonical base58. */
 export function checkAddress(text: unknown, chainId: number, field: string): string {
-  const parsed = typeof text === "string" ? parseAddress(text, chainId) : { problem: "base58" as const };
-  if (parsed.bytes === undefined) {
+  const parsed = typeof text === "string" ? canonicalAddress(text, chainId) : { problem: "base58" as const };
+  if (parsed.address === undefined) {
     throw new AnchordError(ErrorCode.INVALID_ADDRESS, `${field} is not a valid address of this chain (${parsed.problem})`, {
       field,
       problem: parsed.problem,
     });
   }
-  return base58Encode(parsed.bytes);
+  return parsed.address;
 }
 
 export function checkKeyType(keyType: unknown, field: string): KeyType {
