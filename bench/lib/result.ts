@@ -56,7 +56,7 @@ export const CONFIGS: Record<BenchConfig["mode"], BenchConfig> = {
   full: {
     mode: "full",
     throughputWarmupMs: 10_000,
-    throughputWindowMs: 30_000,
+    throughputWindowMs: 36_000,
     throughputConcurrency: 96,
     maxThroughputTxs: 200_000,
     propagationWindowMs: 30_000,
@@ -70,12 +70,12 @@ export const CONFIGS: Record<BenchConfig["mode"], BenchConfig> = {
     verifyWindowMs: 3_000,
     expressWindowMs: 5_000,
     gossipMessages: 60,
-    blockDelayMs: 1_000,
+    blockDelayMs: 3_000, // the devnet's default block time (anchord devnet --block-time)
   },
   quick: {
     mode: "quick",
     throughputWarmupMs: 5_000,
-    throughputWindowMs: 12_000,
+    throughputWindowMs: 15_000,
     throughputConcurrency: 96,
     maxThroughputTxs: 90_000,
     propagationWindowMs: 10_000,
@@ -89,7 +89,7 @@ export const CONFIGS: Record<BenchConfig["mode"], BenchConfig> = {
     verifyWindowMs: 2_000,
     expressWindowMs: 3_000,
     gossipMessages: 25,
-    blockDelayMs: 1_000,
+    blockDelayMs: 3_000,
   },
   smoke: {
     mode: "smoke",

@@ -116,8 +116,8 @@ export class GossipHandler {
     let added = 0;
     const badSignatures = new Set(await verifyTransactions(txs, this.pool.verified));
     let invalid = badSignatures.size;
-    // in order, as one add() after the other, with one synced write for the whole batch
-    for (const r of await this.pool.addMany(txs.filter((tx) => !badSignatures.has(tx.id)))) {
+    // in order, as one add() after the other, with one write (not synced: see addMany) for the batch
+    for (const r of await this.pool.addMany(txs.filter((tx) => !badSignatures.has(tx.id)), false)) {
       if (r === "added") added++;
       else if (r !== "duplicate" && PROVABLY_INVALID.has(r.code)) invalid++;
     }

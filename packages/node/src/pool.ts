@@ -325,10 +325,15 @@ export class TxPool {
 
   /**
    * Admits transactions in order, exactly as consecutive add() calls would (each checked against
-   * the pool holding the ones before it), with one synced write for all of them (gossip batches).
-   * Resolves, once they are durable, with the outcome of each: "added", "duplicate" or the error.
+   * the pool holding the ones before it), with one write for all of them (gossip batches).
+   * Resolves, once they are written, with the outcome of each: "added", "duplicate" or the error.
+   *
+   * `sync` (default true) makes the write durable before resolving. Gossiped transactions are
+   * written without it: this node acknowledged them to nobody (the node that did holds them
+   * synced), a killed process still leaves them to the OS, and an fsync per gossip message on every
+   * peer was a large part of what relaying a transaction cost.
    */
-  async addMany(txs: readonly SignedTx[]): Promise<(AddResult | AnchordError)[]> {
+  async addMany(txs: readonly SignedTx[], sync = true): Promise<(AddResult | AnchordError)[]> {
     const out: (AddResult | AnchordError)[] = [];
     const added: Entry[] = [];
     const ops: StoreOp[] = [];
@@ -356,7 +361,7 @@ export class TxPool {
     }
     if (ops.length) {
       try {
-        await this.write(ops);
+        await this.write(ops, sync);
         for (const e of added) for (const l of this.listeners) l(e.tx);
       } catch (e) {
         // Not durable: they leave the pool again (with whatever depends on them).
