@@ -81,7 +81,22 @@ function fail(code: ErrorCode, message: string, details: Record<string, unknown>
  * BLOCK_BAD_BASE_TARGET, BLOCK_GENERATOR_BALANCE, BLOCK_TOO_EARLY, BLOCK_IN_FUTURE or
  * BLOCK_BAD_SIGNATURE, with expected and actual values in the message and details.
  */
-export function validateBlockConsensus(block: BlockHeader, parent: ParentRef, view: ConsensusView, config: NetworkConfig, now: number): void {
+export interface ValidateBlockOptions {
+  /**
+   * The generator's signature over exactly this header object was already verified (e.g. in one
+   * batch with the signatures of the blocks downloaded with it); skips that last check.
+   */
+  readonly signatureVerified?: boolean;
+}
+
+export function validateBlockConsensus(
+  block: BlockHeader,
+  parent: ParentRef,
+  view: ConsensusView,
+  config: NetworkConfig,
+  now: number,
+  opts: ValidateBlockOptions = {},
+): void {
   const height = parent.height + 1;
   const at = `block ${block.id} at height ${height}`;
   if (!equalBytes(block.reference, parent.header.idBytes)) {
@@ -122,7 +137,7 @@ export function validateBlockConsensus(block: BlockHeader, parent: ParentRef, vi
       actual: block.timestamp,
     });
   }
-  if (!verifyBlockSignature(block, config.chainIdByte)) {
+  if (opts.signatureVerified !== true && !verifyBlockSignature(block, config.chainIdByte)) {
     fail(ErrorCode.BLOCK_BAD_SIGNATURE, `${at}: the generator's signature does not verify`, { generator: exp.generator });
   }
 }

@@ -11,7 +11,7 @@ import type { Ledger } from "@anchord/state";
 import type { TxPool } from "./pool.js";
 import type { Logger } from "./logger.js";
 import { Mutex } from "./mutex.js";
-import { verifyTransactions } from "./verify.js";
+import { verifyBlocksAndTransactions, verifyTransactions } from "./verify.js";
 
 export type BlockSource = "local" | "gossip" | "sync";
 
@@ -33,6 +33,8 @@ export interface ChainEvents {
 export class Chain {
   private readonly mutex = new Mutex();
   private readonly listeners: ChainEvents[] = [];
+  /** Blocks whose generator signature preverify has checked (validateConsensus skips it). */
+  private readonly signedBlocks = new WeakSet<Block>();
 
   constructor(
     readonly ledger: Ledger,
@@ -57,7 +59,9 @@ export class Chain {
   private validateConsensus(block: Block, parentHeight: number): void {
     const parent = this.ledger.headerAt(parentHeight);
     if (!parent) throw new AnchordError(ErrorCode.BLOCK_UNKNOWN_PARENT, `no block at height ${parentHeight}`);
-    validateBlockConsensus(block, { header: parent, height: parentHeight }, this.ledger, this.ledger.config, this.now());
+    validateBlockConsensus(block, { header: parent, height: parentHeight }, this.ledger, this.ledger.config, this.now(), {
+      signatureVerified: this.signedBlocks.has(block),
+    });
   }
 
   /** Verifies (in bulk, off the main thread when large) the signatures the cache does not know. */
@@ -70,14 +74,18 @@ export class Chain {
 
   /**
    * Verifies, in one batch spread over every core, the signatures of blocks about to be processed
-   * (sync downloads them a hundred at a time), so that processing them finds the answers cached.
-   * Invalid signatures are not cached: processBlock rejects their block as before.
+   * (sync downloads them a hundred at a time) and of their transactions, so that processing them
+   * finds the answers cached. Invalid signatures are not cached: processBlock rejects their block
+   * as before.
    */
   async preverify(blocks: readonly Block[]): Promise<void> {
-    await verifyTransactions(
+    const { signedBlocks } = await verifyBlocksAndTransactions(
+      blocks,
+      this.ledger.config.chainIdByte,
       blocks.flatMap((b) => b.transactions),
       this.pool.verified,
     );
+    for (const b of signedBlocks) this.signedBlocks.add(b);
   }
 
   private async applyValidated(block: Block, source: BlockSource): Promise<void> {

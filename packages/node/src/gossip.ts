@@ -5,7 +5,7 @@
  *
  * Transaction batch message: count(u16) ‖ {length(u32) ‖ signed tx bytes}*.
  */
-import { AnchordError, ErrorCode, decodeBlock, decodeTx, encodeTx, isAnchordError, isSignedTx, type SignedTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, decodeBlock, decodeTx, encodedTx, isAnchordError, isSignedTx, type SignedTx } from "@anchord/protocol";
 import type { GossipVerdict } from "@anchord/network";
 import type { Chain } from "./chain.js";
 import { verifyTransactions } from "./verify.js";
@@ -15,7 +15,7 @@ import type { Logger } from "./logger.js";
 export const MAX_TXS_PER_MESSAGE = 1000;
 
 export function encodeTxBatch(txs: readonly SignedTx[]): Uint8Array {
-  return packTxBatch(txs.map((tx) => encodeTx(tx)));
+  return packTxBatch(txs.map((tx) => encodedTx(tx)));
 }
 
 function packTxBatch(parts: readonly Uint8Array[]): Uint8Array {
@@ -37,7 +37,7 @@ export function splitTxBatches(txs: readonly SignedTx[], maxCount: number, maxBy
   let current: Uint8Array[] = [];
   let size = 2;
   for (const tx of txs) {
-    const bytes = encodeTx(tx);
+    const bytes = encodedTx(tx);
     const len = 4 + bytes.length;
     if (current.length > 0 && (current.length >= maxCount || size + len > maxBytes)) {
       out.push(packTxBatch(current));

@@ -5,7 +5,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { addressFromPublicKey, base58Encode } from "@anchord/crypto";
-import { AnchordError, ErrorCode, encodeBlock, isAnchordError, type Block, type SignedTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, encodedBlock, isAnchordError, type Block, type SignedTx } from "@anchord/protocol";
 import { Ledger } from "@anchord/state";
 import { Network } from "@anchord/network";
 import { createApi, startApi } from "@anchord/api";
@@ -282,7 +282,7 @@ export class Node {
   }
 
   private publishBlock(block: Block): void {
-    this.network?.publishBlock(encodeBlock(block)).catch((e) => this.logger.warn({ err: String(e) }, "Block gossip failed"));
+    this.network?.publishBlock(encodedBlock(block)).catch((e) => this.logger.warn({ err: String(e) }, "Block gossip failed"));
   }
 
   /** Idempotent ordered shutdown: API → generator → sync → anchoring → network → pool → ledger. */

@@ -17,7 +17,7 @@ import {
   AnchordError,
   ErrorCode,
   decodeTx,
-  encodeTx,
+  encodedTx,
   isSignedTx,
   validateTxStateless,
   validateTxTimestamp,
@@ -150,7 +150,7 @@ export class TxPool {
       }
       try {
         this.check(tx);
-        this.insert(tx, new DataView(key.buffer, key.byteOffset).getBigUint64(0), encodeTx(tx));
+        this.insert(tx, new DataView(key.buffer, key.byteOffset).getBigUint64(0), encodedTx(tx));
       } catch {
         drop.push(key);
       }
@@ -293,7 +293,7 @@ export class TxPool {
     if (this.entries.has(tx.id)) return "duplicate";
     if (this.failure) throw this.failure;
     this.check(tx);
-    const bytes = encodeTx(tx);
+    const bytes = encodedTx(tx);
     let evicted: Entry | undefined;
     if (this.entries.size >= this.opts.maxSize) {
       evicted = this.cheapest();
@@ -349,7 +349,7 @@ export class TxPool {
       try {
         if (this.failure) throw this.failure;
         this.check(tx, false);
-        const bytes = encodeTx(tx);
+        const bytes = encodedTx(tx);
         const seq = this.seq;
         this.insert(tx, seq, bytes); // advances this.seq
         added.push(this.entries.get(tx.id)!);
@@ -443,7 +443,7 @@ export class TxPool {
       if (!isSignedTx(tx) || this.entries.has(tx.id)) continue;
       try {
         this.check(tx);
-        const bytes = encodeTx(tx);
+        const bytes = encodedTx(tx);
         const kept = stashed.get(tx.id);
         const seq = kept ?? this.seq++;
         this.insert(tx, seq, bytes);
@@ -483,7 +483,7 @@ export class TxPool {
       if (!isSignedTx(tx) || this.entries.has(tx.id) || this.stashed.has(tx.id)) continue;
       const seq = this.seq++;
       this.stashed.set(tx.id, seq);
-      puts.push({ type: "put", key: uint64BE(seq), value: encodeTx(tx) });
+      puts.push({ type: "put", key: uint64BE(seq), value: encodedTx(tx) });
     }
     if (puts.length) await this.write(puts);
   }

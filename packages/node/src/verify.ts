@@ -4,7 +4,7 @@
  * pool admission and block application never verify the same transaction twice.
  */
 import { defaultVerifyPool, type VerifyItem } from "@anchord/crypto";
-import type { Transaction } from "@anchord/protocol";
+import { blockSigningBytes, encodeBlockHeader, type Block, type Transaction } from "@anchord/protocol";
 import type { VerifiedCache } from "./pool.js";
 
 function items(tx: Transaction): VerifyItem[] | undefined {
@@ -20,6 +20,25 @@ function items(tx: Transaction): VerifyItem[] | undefined {
  * Returns the ids whose signatures are invalid.
  */
 export async function verifyTransactions(txs: readonly Transaction[], cache: VerifiedCache): Promise<string[]> {
+  return (await verifyBlocksAndTransactions([], 0, txs, cache)).badTxIds;
+}
+
+/**
+ * verifyTransactions plus the generators' signatures of `blocks` (on chain `chainId`), all in one
+ * batch. Returns the invalid transaction ids and the blocks whose own signature verified.
+ */
+export async function verifyBlocksAndTransactions(
+  blocks: readonly Block[],
+  chainId: number,
+  txs: readonly Transaction[],
+  cache: VerifiedCache,
+): Promise<{ badTxIds: string[]; signedBlocks: Block[] }> {
+  const headerItems: VerifyItem[] = blocks.map((b) => ({
+    keyType: "ed25519",
+    publicKey: b.generator,
+    message: blockSigningBytes(encodeBlockHeader(b), chainId),
+    signature: b.signature,
+  }));
   const todo: { tx: Transaction; from: number; count: number }[] = [];
   const batch: VerifyItem[] = [];
   const bad: string[] = [];
@@ -33,13 +52,15 @@ export async function verifyTransactions(txs: readonly Transaction[], cache: Ver
     todo.push({ tx, from: batch.length, count: its.length });
     batch.push(...its);
   }
-  if (batch.length === 0) return bad;
-  const ok = await defaultVerifyPool().verifyBatch(batch);
+  if (batch.length === 0 && headerItems.length === 0) return { badTxIds: bad, signedBlocks: [] };
+  const ok = await defaultVerifyPool().verifyBatch(headerItems.length ? [...headerItems, ...batch] : batch);
+  const signedBlocks = blocks.filter((_, i) => ok[i]);
+  const base = headerItems.length;
   for (const t of todo) {
     let valid = true;
-    for (let i = t.from; i < t.from + t.count; i++) valid &&= ok[i]!;
+    for (let i = t.from; i < t.from + t.count; i++) valid &&= ok[base + i]!;
     if (valid) cache.add(t.tx);
     else bad.push(t.tx.id);
   }
-  return bad;
+  return { badTxIds: bad, signedBlocks };
 }

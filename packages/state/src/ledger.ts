@@ -15,7 +15,7 @@ import {
   createGenesisBlock,
   decodeBlock,
   decodeTx,
-  encodeBlock,
+  encodedBlock,
   type Block,
   type BlockHeader,
   type Genesis,
@@ -399,7 +399,7 @@ export class Ledger {
   }
 
   private async commit(block: Block, height: number, overlay: Overlay, lookups: BlockLookups, score: bigint, extra: BatchOp[]): Promise<void> {
-    const blockBytes = encodeBlock(block);
+    const blockBytes = encodedBlock(block);
     const plan = planBlock({ memory: this.memory, config: this.config, block, height, blockBytes, score, overlay, lookups });
     await this.write(extra.length ? plan.ops.concat(extra) : plan.ops);
     plan.apply(this.memory);

@@ -6,7 +6,7 @@
  */
 import { base58Encode, equalBytes } from "@anchord/crypto";
 import { AnchordError, ErrorCode, isAnchordError } from "../errors.js";
-import { decodeTx, encodeTx } from "../tx/binary.js";
+import { decodeTx, encodedTx } from "../tx/binary.js";
 import type { Transaction } from "../tx/types.js";
 import { blockIdBytes, encodeBlockHeaderWithSignature, parseHeaderPrefix } from "./header.js";
 import { RootBuilder } from "./root.js";
@@ -16,15 +16,34 @@ const LENGTH_PREFIX = 4;
 /** Default bound on the transaction count when the caller gives none (LTO-like networks: 5000). */
 export const DEFAULT_MAX_BLOCK_TRANSACTIONS = 5000;
 
-/** Encoded sizes, remembered per block object (blocks are immutable). */
+/** Encoded sizes and encodings, remembered per block object (blocks are immutable). */
 const sizes = new WeakMap<Block, number>();
+const encodings = new WeakMap<Block, Uint8Array>();
 
+/**
+ * The encoding of `b`, computed once per block object (or kept from the bytes it was decoded
+ * from) and shared: callers must not modify it. encodeBlock returns a copy.
+ */
+export function encodedBlock(b: Block): Uint8Array {
+  let out = encodings.get(b);
+  if (out === undefined) {
+    out = encodeBlockUncached(b);
+    encodings.set(b, out);
+  }
+  return out;
+}
+
+/** The block's encoding (a new array the caller owns). */
 export function encodeBlock(b: Block): Uint8Array {
+  return encodedBlock(b).slice();
+}
+
+function encodeBlockUncached(b: Block): Uint8Array {
   const head = encodeBlockHeaderWithSignature(b);
   const txBytes: Uint8Array[] = new Array(b.transactions.length);
   let total = head.length;
   for (let i = 0; i < b.transactions.length; i++) {
-    const t = encodeTx(b.transactions[i]!);
+    const t = encodedTx(b.transactions[i]!);
     txBytes[i] = t;
     total += LENGTH_PREFIX + t.length;
   }
@@ -46,7 +65,7 @@ export function blockSize(b: Block): number {
   let n = sizes.get(b);
   if (n === undefined) {
     n = BLOCK_HEADER_WITH_SIGNATURE_LENGTH;
-    for (const tx of b.transactions) n += LENGTH_PREFIX + encodeTx(tx).length;
+    for (const tx of b.transactions) n += LENGTH_PREFIX + encodedTx(tx).length;
     sizes.set(b, n);
   }
   return n;
@@ -117,5 +136,6 @@ export function decodeBlock(bytes: Uint8Array, chainId: number, opts: DecodeBloc
   const idBytes = blockIdBytes(bytes.subarray(0, BLOCK_HEADER_WITH_SIGNATURE_LENGTH));
   const block: Block = Object.freeze({ ...h, idBytes, id: base58Encode(idBytes), chainId, transactions: Object.freeze(txs) });
   sizes.set(block, end);
+  encodings.set(block, bytes.slice()); // the one encoding of this block (decoding is strict)
   return block;
 }

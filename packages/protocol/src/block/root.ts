@@ -5,7 +5,7 @@
  * swap or corrupt a proof (ECDSA signatures are malleable) without changing the root.
  */
 import { blake2b256 } from "@anchord/crypto";
-import { encodeTx } from "../tx/binary.js";
+import { encodedTx } from "../tx/binary.js";
 import type { Transaction } from "../tx/types.js";
 
 const LEAF_LENGTH = 32;
@@ -30,6 +30,6 @@ export class RootBuilder {
 
 export function transactionsRoot(txs: readonly Transaction[]): Uint8Array {
   const b = new RootBuilder(txs.length);
-  for (const tx of txs) b.add(encodeTx(tx));
+  for (const tx of txs) b.add(encodedTx(tx));
   return b.root();
 }

@@ -28,7 +28,28 @@ export const MAX_PROOFS = 8;
 const malformed = (message: string, details?: Record<string, unknown>): AnchordError =>
   new AnchordError(ErrorCode.MALFORMED, message, details);
 
+/** Encodings remembered per transaction object (transactions are immutable). */
+const encodings = new WeakMap<Transaction, Uint8Array>();
+
+/**
+ * The encoding of `tx`, computed once per transaction object (or kept from the bytes it was
+ * decoded from) and shared: callers must not modify it. encodeTx returns a copy.
+ */
+export function encodedTx(tx: Transaction): Uint8Array {
+  let out = encodings.get(tx);
+  if (out === undefined) {
+    out = encodeTxUncached(tx);
+    encodings.set(tx, out);
+  }
+  return out;
+}
+
+/** The signed-transaction encoding of `tx` (a new array the caller owns). */
 export function encodeTx(tx: Transaction): Uint8Array {
+  return encodedTx(tx).slice();
+}
+
+function encodeTxUncached(tx: Transaction): Uint8Array {
   const sponsor = tx.type === 1 ? undefined : tx.sponsor;
   if (tx.proofs.length > MAX_PROOFS) throw malformed(`a transaction carries at most ${MAX_PROOFS} proofs`);
   const parts: Uint8Array[] = [Uint8Array.of(TX_FORMAT_VERSION), uint32BE(tx.body.length), tx.body];
@@ -75,5 +96,7 @@ export function decodeTx(bytes: Uint8Array, chainId: number): Transaction {
   }
   const tx = buildTx(fields, chainId, false, body);
   const sponsor = sponsorKey && makeSponsor(sponsorKey.keyType, sponsorKey.publicKey, chainId, false);
-  return withProofs(tx, sponsor, proofs);
+  const out = withProofs(tx, sponsor, proofs);
+  encodings.set(out, bytes.slice()); // what encodeTx would produce: the format has one encoding per transaction
+  return out;
 }
