@@ -8,7 +8,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, readdirSync } from "node:
 import * as net from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_NODE_HEAP_MB } from "anchord";
+import { nodeV8Options } from "anchord";
 import { loadOrCreatePeerKey } from "@anchord/network";
 import type { Target } from "./http-load.js";
 import { sleep } from "./stats.js";
@@ -31,11 +31,11 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
 }
 
 /**
- * Node options of every anchord process: V8's heap cap as docs/performance.md recommends for a
- * node (without one, V8 lets a busy node's old generation grow to ~4× its ~60 MB of live data
- * before collecting, ~500 MB resident), then BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+ * Node options of every anchord process: the devnet's V8 options (nodeV8Options: heap cap and
+ * young-generation size, see docs/performance.md), then BENCH_NODE_ARGS (e.g. "--cpu-prof
+ * --cpu-prof-dir=/tmp/p").
  */
-export const NODE_HEAP_ARGS = [`--max-old-space-size=${DEFAULT_NODE_HEAP_MB}`];
+export const NODE_HEAP_ARGS = nodeV8Options();
 
 function nodeArgs(): string[] {
   return [...NODE_HEAP_ARGS, ...(process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean)];
@@ -231,6 +231,33 @@ export function threadCpuMs(pid: number): Record<string, number> {
     // gone
   }
   return out;
+}
+
+/** CPU time (ms, user + system) of each thread of a process, by thread id. */
+export function cpuMsByThread(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(tid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+    }
+  } catch {
+    // gone
+  }
+  return out;
+}
+
+/** Per-thread CPU used between two cpuMsByThread samples: the main thread first, then the others, busiest first. */
+export function threadCpuDelta(pid: number, before: Map<string, number>, after: Map<string, number>): { main: number; others: number[] } {
+  const others: number[] = [];
+  let main = 0;
+  for (const [tid, ms] of after) {
+    const d = ms - (before.get(tid) ?? 0);
+    if (tid === String(pid)) main = d;
+    else if (d > 0) others.push(d);
+  }
+  return { main, others: others.sort((a, b) => b - a) };
 }
 
 /** Samples the RSS of some processes until stopped; returns the peak of each. */

@@ -5,7 +5,7 @@
  * (its status is polled every 50 ms).
  */
 import { join } from "node:path";
-import { cpuMsOf, spawnHelper, startNode, status, stopChild, waitHealthy, type NodeProcess } from "../lib/procs.js";
+import { cpuMsByThread, cpuMsOf, spawnHelper, threadCpuDelta, startNode, status, stopChild, waitHealthy, type NodeProcess } from "../lib/procs.js";
 import { round, sleep } from "../lib/stats.js";
 import type { ScenarioResult } from "../lib/result.js";
 
@@ -43,6 +43,7 @@ export async function syncScenario(input: SyncInput): Promise<ScenarioResult> {
     nodes.push(fresh);
     await waitHealthy(fresh);
     const cpu0 = [cpuMsOf(fresh.child.pid!) ?? 0, cpuMsOf(peer.child.pid!) ?? 0];
+    const threads0 = cpuMsByThread(fresh.child.pid!);
     let lastAtGenesis = Date.now();
     let done: number | undefined;
     const deadline = Date.now() + input.timeoutMs;
@@ -58,6 +59,7 @@ export async function syncScenario(input: SyncInput): Promise<ScenarioResult> {
     }
     if (done === undefined) throw new Error(`the fresh node did not sync ${peerHeight} blocks within ${input.timeoutMs / 1000} s; see ${fresh.logPath}`);
     const cpu = [(cpuMsOf(fresh.child.pid!) ?? 0) - cpu0[0]!, (cpuMsOf(peer.child.pid!) ?? 0) - cpu0[1]!];
+    const threads = threadCpuDelta(fresh.child.pid!, threads0, cpuMsByThread(fresh.child.pid!));
     await Promise.all(nodes.map((n) => stopChild(n.child)));
     const verifyAfter = await input.verifyLimit("after sync");
     const limit = (verifyBefore + verifyAfter) / 2;
@@ -83,6 +85,9 @@ export async function syncScenario(input: SyncInput): Promise<ScenarioResult> {
         // CPU (all threads) per transaction: robust to other load on the machine
         freshNodeCpuUsPerTx: round((cpu[0]! * 1000) / prep.txs),
         servingPeerCpuUsPerTx: round((cpu[1]! * 1000) / prep.txs),
+        // the fresh node's threads (µs per transaction): main, then the others busiest first
+        // (signature workers, V8's GC helpers, LevelDB's compaction, libuv)
+        freshNodeThreadCpuUsPerTx: { main: round((threads.main * 1000) / prep.txs), others: threads.others.slice(0, 10).map((ms) => round((ms * 1000) / prep.txs)) },
       },
     };
   } finally {

@@ -6,7 +6,7 @@
 import { buildRequest, runLoad } from "../lib/http-load.js";
 import { confirmedRate, fetchBlocks } from "../lib/blocks.js";
 import type { Devnet } from "../lib/devnet.js";
-import { cpuMsOf, readLog, sampleRss, status, threadCpuMs } from "../lib/procs.js";
+import { cpuMsByThread, cpuMsOf, readLog, sampleRss, status, threadCpuDelta } from "../lib/procs.js";
 import { percentile, round, waitUntil } from "../lib/stats.js";
 import type { Bracket, ScenarioResult } from "../lib/result.js";
 
@@ -66,11 +66,11 @@ export async function confirmedThroughput(input: ThroughputInput): Promise<{ thr
   const t0 = Date.now();
   const pids = devnet.nodes.map((n) => n.child.pid!);
   let cpuAtWindow: number[] = [];
-  let threadsAtWindow: Record<string, number>[] = [];
+  let threadsAtWindow: Map<string, number>[] = [];
   let clientCpuAtWindow = process.cpuUsage();
   const windowTimer = setTimeout(() => {
     cpuAtWindow = pids.map((p) => cpuMsOf(p) ?? 0);
-    threadsAtWindow = pids.map((p) => threadCpuMs(p));
+    threadsAtWindow = pids.map((p) => cpuMsByThread(p));
     clientCpuAtWindow = process.cpuUsage();
   }, input.warmupMs);
   const load = await runLoad({
@@ -82,9 +82,11 @@ export async function confirmedThroughput(input: ThroughputInput): Promise<{ thr
   });
   clearTimeout(windowTimer);
   const nodeCpuMs = pids.map((p, i) => (cpuMsOf(p) ?? 0) - (cpuAtWindow[i] ?? 0));
+  // per node: the main thread, then the others busiest first (signature workers, V8's GC helpers,
+  // LevelDB's compaction, libuv), ms in the window
   const threadCpu = pids.map((p, i) => {
-    const now = threadCpuMs(p);
-    return Object.fromEntries(Object.entries(now).map(([k, v]) => [k, round(v - (threadsAtWindow[i]?.[k] ?? 0))]));
+    const d = threadCpuDelta(p, threadsAtWindow[i] ?? new Map(), cpuMsByThread(p));
+    return { main: round(d.main), others: d.others.slice(0, 10).map((ms) => round(ms)) };
   });
   const clientCpu = process.cpuUsage(clientCpuAtWindow);
   const runtime = await Promise.all(devnet.nodes.map((n) => runtimeStats(n.api)));

