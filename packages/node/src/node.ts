@@ -17,14 +17,13 @@ import { GossipHandler, MAX_TXS_PER_MESSAGE, splitTxBatches } from "./gossip.js"
 import { createLogger, type Logger } from "./logger.js";
 import { NodeMetrics } from "./metrics.js";
 import { defaultNodeOptions, type NodeOptions } from "./options.js";
+import { outboxLingerMs, RateMeter } from "./outbox.js";
 import { TxPool } from "./pool.js";
 import { Synchronizer } from "./sync.js";
 import { loadWallet, type Wallet } from "./wallet.js";
 
 /** Largest block this node forges and gossips; the network's gossip cap for blocks is 2 MiB. */
 export const MAX_GOSSIP_BLOCK_BYTES = 2 * 1024 * 1024 - 64 * 1024;
-/** How long locally admitted transactions gather before they are gossiped as one batch. */
-export const OUTBOX_LINGER_MS = 50;
 /** Largest transaction batch per gossip message; the network's cap is 512 KiB. */
 export const MAX_GOSSIP_TX_BYTES = 448 * 1024;
 /** What a client is told (HTTP 503) when the node refuses writes after a storage failure. */
@@ -44,6 +43,7 @@ export class Node {
   private api: { url: string; close(): Promise<void> } | undefined;
   private outbox: SignedTx[] = [];
   private outboxTimer: NodeJS.Timeout | undefined;
+  private readonly outboxRate = new RateMeter();
   private rebroadcastTimer: NodeJS.Timeout | undefined;
   private storageWatch: NodeJS.Timeout | undefined;
   private storageFailed = false;
@@ -256,16 +256,16 @@ export class Node {
   queueGossip(tx: SignedTx): void {
     if (!this.network) return;
     this.outbox.push(tx);
-    // 50 ms: a batch per message under load (each message costs every peer a decode pass, a
-    // verification batch and a synced pool write), still far below a block time
+    // a batch per message, gathered longer under load (see outbox.ts)
     if (this.outbox.length >= MAX_TXS_PER_MESSAGE) this.flushOutbox();
-    else this.outboxTimer ??= setTimeout(() => this.flushOutbox(), OUTBOX_LINGER_MS);
+    else this.outboxTimer ??= setTimeout(() => this.flushOutbox(), outboxLingerMs(this.outboxRate.perSecond));
   }
 
   private flushOutbox(): void {
     if (this.outboxTimer) clearTimeout(this.outboxTimer);
     this.outboxTimer = undefined;
     const batch = this.outbox.splice(0, this.outbox.length);
+    this.outboxRate.note(batch.length);
     if (!batch.length || !this.network) return;
     for (const message of splitTxBatches(batch, MAX_TXS_PER_MESSAGE, MAX_GOSSIP_TX_BYTES)) {
       this.network.publishTxs(message).catch((e) => this.logger.warn({ err: String(e) }, "Transaction gossip failed"));
