@@ -8,16 +8,21 @@ export interface BlockSummary {
   transactionCount: number;
 }
 
-/** Blocks from..to (inclusive, clamped to the node's height), 100 per request. */
+/**
+ * Blocks from..to (inclusive, clamped to the node's height), at most 100 per request; the node
+ * may answer fewer (GET /blocks/seq stops at 10,000 transactions), so each request starts after
+ * the last block received.
+ */
 export async function fetchBlocks(node: NodeProcess, from: number, to: number): Promise<BlockSummary[]> {
   const out: BlockSummary[] = [];
-  for (let h = Math.max(1, from); h <= to; h += 100) {
+  for (let h = Math.max(1, from); h <= to; ) {
     const last = Math.min(to, h + 99);
     const r = await fetch(`http://${node.api.host}:${node.api.port}/blocks/seq/${h}/${last}`, { signal: AbortSignal.timeout(60_000) });
     if (!r.ok) throw new Error(`GET /blocks/seq/${h}/${last} on ${node.name}: ${r.status} ${await r.text()}`);
     const blocks = (await r.json()) as { height: number; id: string; timestamp: number; transactionCount: number }[];
     for (const b of blocks) out.push({ height: b.height, id: b.id, timestamp: b.timestamp, transactionCount: b.transactionCount });
-    if (blocks.length < last - h + 1) break;
+    if (blocks.length === 0) break; // past the node's height
+    h = blocks[blocks.length - 1]!.height + 1;
   }
   return out;
 }

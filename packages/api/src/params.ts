@@ -4,6 +4,13 @@ import { AnchordError, ErrorCode, toBigIntStrict, type JsonValue } from "@anchor
 
 export const MAX_CONFIRMATIONS = 100_000;
 export const MAX_BLOCK_SEQUENCE = 100;
+/**
+ * GET /blocks/seq stops after the block that brings its answer to this many transactions (it
+ * always answers at least one block): a hundred full blocks as JSON would take gigabytes.
+ */
+export const MAX_BLOCK_SEQUENCE_TRANSACTIONS = 10_000;
+/** GET /transactions/unconfirmed answers at most this many pooled transactions (the oldest). */
+export const MAX_UNCONFIRMED_LISTED = 10_000;
 
 /** A valid address of this chain (an `address:` prefix is stripped); else 400 code 102. */
 export function parseAddressText(text: unknown, chainIdByte: number, what = "address"): string {

@@ -96,7 +96,13 @@ export class ChainReader {
       if (!probe || probe.id !== this.blocks[keep - 1]!.id) keep = 0;
     }
     const out = this.blocks.slice(0, keep);
-    for (let from = keep + 1; from <= height; from += 100) out.push(...(await this.seq(from, Math.min(height, from + 99))));
+    // GET /blocks/seq may answer fewer blocks than asked (it stops at 10,000 transactions)
+    for (let from = keep + 1; from <= height; ) {
+      const got = await this.seq(from, Math.min(height, from + 99));
+      if (got.length === 0) break;
+      out.push(...got);
+      from = got[got.length - 1]!.height + 1;
+    }
     for (let i = 1; i < out.length; i++) {
       if (out[i]!.reference !== out[i - 1]!.id || out[i]!.height !== i + 1) {
         // a reorganisation happened while reading: read it all again next time

@@ -2,7 +2,7 @@
 import { AnchordError, ErrorCode, blockToJson } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
 import { HttpError, LtoCode } from "../http.js";
-import { MAX_BLOCK_SEQUENCE, parseHeight, parseId } from "../params.js";
+import { MAX_BLOCK_SEQUENCE, MAX_BLOCK_SEQUENCE_TRANSACTIONS, parseHeight, parseId } from "../params.js";
 import { errorDoc, json, type ParamDoc, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 
@@ -84,7 +84,9 @@ export const blockRoutes: RouteDef[] = [
     operationId: "blockSequence",
     tag: "blocks",
     summary: `Blocks from one height to another, inclusive (at most ${MAX_BLOCK_SEQUENCE})`,
-    description: "Heights above the chain's height are left out.",
+    description:
+      `Heights above the chain's height are left out, and the answer stops after the block that brings it to ${MAX_BLOCK_SEQUENCE_TRANSACTIONS} transactions ` +
+      "(at least one block is answered): a client reads on from the height after the last block it got.",
     params: { from: heightParam("First height"), to: heightParam("Last height") },
     responses: {
       200: { description: "Blocks in height order", schema: ref("Blocks"), example: [EXAMPLE_BLOCK] },
@@ -97,10 +99,13 @@ export const blockRoutes: RouteDef[] = [
       if (to - from + 1 > MAX_BLOCK_SEQUENCE) throw new AnchordError(ErrorCode.INVALID_FIELD, `at most ${MAX_BLOCK_SEQUENCE} blocks per request`);
       const last = Math.min(to, backend.height());
       const out: Record<string, unknown>[] = [];
+      let txs = 0;
       for (let h = from; h <= last; h++) {
         const block = await backend.block(h);
         if (block === undefined) break;
         out.push(blockToJson(block, h));
+        txs += block.transactions.length;
+        if (txs >= MAX_BLOCK_SEQUENCE_TRANSACTIONS) break;
       }
       return json(out);
     },

@@ -1,6 +1,6 @@
 /** Already-signed transactions: broadcast, lookup, pool (LTO extras the client library calls). */
 import { AnchordError, ErrorCode, txFromJson, txToJson } from "@anchord/protocol";
-import { parseId } from "../params.js";
+import { MAX_UNCONFIRMED_LISTED, parseId } from "../params.js";
 import { errorDoc, json, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 import { EXAMPLE_LEASE_JSON } from "./leasing.js";
@@ -56,8 +56,8 @@ export const transactionRoutes: RouteDef[] = [
     path: "/transactions/unconfirmed",
     operationId: "unconfirmed",
     tag: "transactions",
-    summary: "Transactions in the node's pool",
+    summary: `Transactions in the node's pool (at most ${MAX_UNCONFIRMED_LISTED}, in pool order)`,
     responses: { 200: { description: "Pooled transactions", schema: ref("Transactions"), example: [EXAMPLE_LEASE_JSON] } },
-    handler: ({ backend }) => json(backend.unconfirmed().map((tx) => txToJson(tx))),
+    handler: ({ backend }) => json(backend.unconfirmed().slice(0, MAX_UNCONFIRMED_LISTED).map((tx) => txToJson(tx))),
   },
 ];
