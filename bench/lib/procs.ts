@@ -8,7 +8,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, readdirSync } from "node:
 import * as net from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { nodeV8Options } from "anchord";
+import { nodeEnvironment, nodeV8Options } from "anchord";
 import { loadOrCreatePeerKey } from "@anchord/network";
 import type { Target } from "./http-load.js";
 import { sleep } from "./stats.js";
@@ -161,7 +161,7 @@ export async function startNode(o: StartNodeOptions): Promise<NodeProcess> {
   for (const b of o.bootstrap ?? []) args.push("--bootstrap", b);
   if (o.generate === false) args.push("--no-generate");
   const logPath = join(o.dataDir, "node.log");
-  const child = spawnChild(args, { logPath, env: { ANCHORD_WALLET_SEED: o.seed ?? "" } });
+  const child = spawnChild(args, { logPath, env: { ...nodeEnvironment(), ANCHORD_WALLET_SEED: o.seed ?? "" } });
   return { name: o.name, child, api: { host: "127.0.0.1", port: apiPort }, p2pPort, multiaddr: `/ip4/127.0.0.1/tcp/${p2pPort}/p2p/${peerId}`, dataDir: o.dataDir, logPath };
 }
 

@@ -19,7 +19,7 @@ function isLocked(e: unknown): boolean {
 
 export async function openDb(location: string, dataDir: string): Promise<Db> {
   mkdirSync(location, { recursive: true });
-  const db: Db = new ClassicLevel<Uint8Array, Uint8Array>(location, { keyEncoding: "view", valueEncoding: "view", writeBufferSize: 16 * 1024 * 1024 });
+  const db: Db = new ClassicLevel<Uint8Array, Uint8Array>(location, { keyEncoding: "view", valueEncoding: "view" });
   try {
     await db.open();
   } catch (e) {
