@@ -56,7 +56,7 @@ export function defaultNetworkConfig(chainId: string, name: string, averageBlock
     generatingBalanceWindow: 1000,
     minGeneratingBalance: 1000n * TOKEN,
     maxRollback: 100,
-    maxBlockTransactions: 10_000,
+    maxBlockTransactions: 5000,
     maxTxTimestampAheadMs: 90 * 60_000,
     maxTxTimestampBehindMs: 2 * 3600_000,
     maxBlockTimestampDriftMs: 100,

@@ -79,7 +79,7 @@ describe("genesis JSON", () => {
     // defaults
     expect(g.config.minFees).toEqual(LTO_FEES);
     expect(g.config.maxRollback).toBe(100);
-    expect(g.config.maxBlockTransactions).toBe(10_000);
+    expect(g.config.maxBlockTransactions).toBe(5000);
     expect(g.config.maxBlockTimestampDriftMs).toBe(100);
 
     const out = stringifyJson(genesisToJson(g));

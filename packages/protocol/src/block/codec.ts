@@ -13,8 +13,8 @@ import { RootBuilder } from "./root.js";
 import { BLOCK_HEADER_WITH_SIGNATURE_LENGTH, MAX_BLOCK_BYTES, type Block } from "./types.js";
 
 const LENGTH_PREFIX = 4;
-/** Default bound on the transaction count when the caller gives none (the default maxBlockTransactions). */
-export const DEFAULT_MAX_BLOCK_TRANSACTIONS = 10_000;
+/** Default bound on the transaction count when the caller gives none (LTO-like networks: 5000). */
+export const DEFAULT_MAX_BLOCK_TRANSACTIONS = 5000;
 
 /** Encoded sizes and encodings, remembered per block object (blocks are immutable). */
 const sizes = new WeakMap<Block, number>();
