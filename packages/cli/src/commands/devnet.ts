@@ -15,7 +15,7 @@ import { buildGenesis } from "./genesis.js";
 import { intOption, logLevelOption, numberOption, parse, UsageError } from "../args.js";
 
 /** Default --max-old-space-size of devnet nodes (docs/performance.md, node-memory). */
-export const DEFAULT_NODE_HEAP_MB = 320;
+export const DEFAULT_NODE_HEAP_MB = 256;
 
 /**
  * V8 options of a node process: the old-generation limit, and a 32 MB young-generation semi-space
