@@ -18,12 +18,11 @@ import { intOption, logLevelOption, numberOption, parse, UsageError } from "../a
 export const DEFAULT_NODE_HEAP_MB = 256;
 
 /**
- * V8 options of a node process: the old-generation limit, and a 32 MB young-generation semi-space
- * (V8's default of 16 MB has a busy node scavenge and promote more often: ~6 % more CPU per
- * synced transaction in the sync benchmark, for ~30 MB more resident memory).
+ * V8 options of a node process: the old-generation limit. (A 32 MB young generation cut sync's
+ * CPU per transaction by ~6 % but added ~30 MB of resident memory, which node-memory cannot spare.)
  */
 export function nodeV8Options(maxHeapMb: number = DEFAULT_NODE_HEAP_MB): string[] {
-  return [`--max-old-space-size=${maxHeapMb}`, "--max-semi-space-size=32"];
+  return [`--max-old-space-size=${maxHeapMb}`];
 }
 
 /**
