@@ -33,12 +33,19 @@ export async function verifyBlocksAndTransactions(
   txs: readonly Transaction[],
   cache: VerifiedCache,
 ): Promise<{ badTxIds: string[]; signedBlocks: Block[] }> {
-  const headerItems: VerifyItem[] = blocks.map((b) => ({
-    keyType: "ed25519",
-    publicKey: b.generator,
-    message: blockSigningBytes(encodeBlockHeader(b), chainId),
-    signature: b.signature,
-  }));
+  // a header that cannot be encoded is left out: processBlock's own check then refuses its block
+  const headerBlocks: Block[] = [];
+  const headerItems: VerifyItem[] = [];
+  for (const b of blocks) {
+    let message: Uint8Array;
+    try {
+      message = blockSigningBytes(encodeBlockHeader(b), chainId);
+    } catch {
+      continue;
+    }
+    headerBlocks.push(b);
+    headerItems.push({ keyType: "ed25519", publicKey: b.generator, message, signature: b.signature });
+  }
   const todo: { tx: Transaction; from: number; count: number }[] = [];
   const batch: VerifyItem[] = [];
   const bad: string[] = [];
@@ -54,7 +61,7 @@ export async function verifyBlocksAndTransactions(
   }
   if (batch.length === 0 && headerItems.length === 0) return { badTxIds: bad, signedBlocks: [] };
   const ok = await defaultVerifyPool().verifyBatch(headerItems.length ? [...headerItems, ...batch] : batch);
-  const signedBlocks = blocks.filter((_, i) => ok[i]);
+  const signedBlocks = headerBlocks.filter((_, i) => ok[i]);
   const base = headerItems.length;
   for (const t of todo) {
     let valid = true;
