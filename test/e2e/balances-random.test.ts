@@ -12,30 +12,18 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { base58Encode, keyPairFromSeed, sha256, utf8, type KeyPair } from "@anchord/crypto";
-import { createTx, parseJson, signTx, stringifyJson, txToJson, type CancelLeaseTx, type JsonValue, type LeaseTx, type SignedTx, type TransferTx } from "@anchord/protocol";
+import { TOKEN, createTx, parseJson, signTx, stringifyJson, txToJson, type CancelLeaseTx, type JsonValue, type LeaseTx, type SignedTx, type TransferTx } from "@anchord/protocol";
 import type { Node } from "@anchord/node";
 import { sleep, startTestNode, tempDir, testAccount, testGenesis, waitFor, type TestAccount } from "../utils/cluster.js";
 import { big, expectError, get, getJson, post } from "../utils/http.js";
+import { prng } from "../utils/random.js";
 
 type Obj = Record<string, JsonValue>;
 
 const CHAIN = "D".charCodeAt(0);
-const TOKEN = 100_000_000n;
 const FEE = TOKEN;
 const STEPS = 150;
 const SEED = Number(process.env.ANCHORD_TEST_SEED ?? 0x5eed_ba1);
-
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const gens = [testAccount("random gen A", 100_000_000n), testAccount("random gen B", 80_000_000n)]; // 10^16 > 2^53
 const users = [testAccount("random u1", 10_000n), testAccount("random u2", 5_000n), testAccount("random u3", 2_000n), testAccount("random u4", 300n)];

@@ -7,42 +7,25 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { wordlist } from "@scure/bip39/wordlists/english";
 import { chainIdOf, isValidAddress } from "@anchord/crypto";
 import { TOKEN, genesisFromJson, loadGenesisFile, parseJson } from "@anchord/protocol";
+import { CLI_BIN, REPO_ROOT, killGroup, loadDevnetAccounts } from "../utils/devnet-process.js";
 import { freePortRange, portFree } from "../utils/ports.js";
 import { waitFor as waitUntil } from "../utils/wait.js";
 
 const waitFor = (what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number) => waitUntil(what, cond, timeoutMs, 200);
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const BIN = join(ROOT, "packages/cli/dist/bin.js");
 const D = chainIdOf("D");
 
-interface DevnetAccount {
-  seed: string;
-  address: string;
-  publicKey: string;
-  balance: number | bigint;
-  node: number | null;
-}
-const ACCOUNTS = parseJson(readFileSync(join(ROOT, "devnet/accounts.json"), "utf8")) as unknown as DevnetAccount[];
+const ACCOUNTS = loadDevnetAccounts();
 
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
 afterAll(() => {
-  for (const c of children) {
-    if (c.exitCode === null && c.signalCode === null && c.pid) {
-      try {
-        process.kill(-c.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-  }
+  for (const c of children) killGroup(c);
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -53,7 +36,7 @@ function tmp(): string {
 }
 
 function run(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, encoding: "utf8", timeout: 30_000 });
+  const r = spawnSync(process.execPath, [CLI_BIN, ...args], { cwd: opts.cwd ?? REPO_ROOT, env: opts.env ?? process.env, encoding: "utf8", timeout: 30_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -133,25 +116,25 @@ describe("help and usage errors", () => {
 
 describe("npx anchord", () => {
   it("the package's bin is a committed launcher that npm can link before dist/ is built", () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, "packages/cli/package.json"), "utf8")) as { bin: Record<string, string> };
-    const target = resolve(ROOT, "packages/cli", pkg.bin["anchord"]!);
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "packages/cli/package.json"), "utf8")) as { bin: Record<string, string> };
+    const target = resolve(REPO_ROOT, "packages/cli", pkg.bin["anchord"]!);
     // npm skips (does not link) a bin whose file is missing at install time; dist/ only exists after
     // the root `prepare` script, so the bin must live outside dist/.
     expect(target.includes(`${join("packages", "cli", "dist")}`)).toBe(false);
     expect(readFileSync(target, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
     expect(statSync(target).mode & 0o111).not.toBe(0);
-    expect(existsSync(join(ROOT, "node_modules/.bin/anchord"))).toBe(true);
+    expect(existsSync(join(REPO_ROOT, "node_modules/.bin/anchord"))).toBe(true);
   });
 
   it("npx anchord --help works from the repository root", () => {
     // npm_config_yes=false: never fetch a package named anchord from the registry if the local bin is missing.
     const env = { ...process.env, npm_config_yes: "false" };
-    const r = spawnSync("npx", ["anchord", "--help"], { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 });
+    const r = spawnSync("npx", ["anchord", "--help"], { cwd: REPO_ROOT, env, encoding: "utf8", timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("Usage: anchord <command>");
-    const start = spawnSync("npx", ["anchord", "start", "--help"], { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 });
+    const start = spawnSync("npx", ["anchord", "start", "--help"], { cwd: REPO_ROOT, env, encoding: "utf8", timeout: 60_000 });
     expect(start.stdout).toContain("Usage: anchord start --genesis <file>");
-    const bad = spawnSync("npx", ["anchord", "frobnicate"], { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 });
+    const bad = spawnSync("npx", ["anchord", "frobnicate"], { cwd: REPO_ROOT, env, encoding: "utf8", timeout: 60_000 });
     expect(bad.status).toBe(2);
   });
 });
@@ -265,7 +248,7 @@ describe("start", () => {
       // spawn (not spawnSync): this process must keep serving the held port meanwhile
       const attempt = (args: string[]) =>
         new Promise<{ code: number | null; stderr: string }>((done) => {
-          const c = spawn(process.execPath, [BIN, "start", "--genesis", genesisPath, "--no-generate", ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+          const c = spawn(process.execPath, [CLI_BIN, "start", "--genesis", genesisPath, "--no-generate", ...args], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"] });
           let stderr = "";
           c.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
           c.once("exit", (code) => done({ code, stderr }));
@@ -290,8 +273,8 @@ describe("start", () => {
     const dataDir = join(dir, "node");
     const first = spawn(
       process.execPath,
-      [BIN, "start", "--genesis", genesisPath, "--data-dir", dataDir, "--api-port", String(port), "--p2p-port", String(port + 1), "--no-generate", "--exit-with-parent"],
-      { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+      [CLI_BIN, "start", "--genesis", genesisPath, "--data-dir", dataDir, "--api-port", String(port), "--p2p-port", String(port + 1), "--no-generate", "--exit-with-parent"],
+      { cwd: REPO_ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"] },
     );
     children.push(first);
     let out = "";
@@ -313,8 +296,8 @@ describe("start", () => {
     expect(out).toContain('"msg":"Node stopped"');
 
     // The data dir is free again: a new node opens it at the same height.
-    const again = spawn(process.execPath, [BIN, "start", "--genesis", genesisPath, "--data-dir", dataDir, "--api-port", String(port + 2), "--p2p-port", String(port + 3), "--no-generate", "--exit-with-parent"], {
-      cwd: ROOT,
+    const again = spawn(process.execPath, [CLI_BIN, "start", "--genesis", genesisPath, "--data-dir", dataDir, "--api-port", String(port + 2), "--p2p-port", String(port + 3), "--no-generate", "--exit-with-parent"], {
+      cwd: REPO_ROOT,
       detached: true,
       stdio: "ignore",
     });

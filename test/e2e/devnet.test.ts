@@ -9,27 +9,17 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LTO } from "@ltonetwork/lto";
 import { TOKEN, loadGenesisFile, parseJson } from "@anchord/protocol";
+import { CLI_BIN, REPO_ROOT, killGroup, loadDevnetAccounts } from "../utils/devnet-process.js";
 import { freePortRange, portFree } from "../utils/ports.js";
 import { waitFor as waitUntil } from "../utils/wait.js";
 
 const waitFor = (what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 250) => waitUntil(what, cond, timeoutMs, stepMs);
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const BIN = join(ROOT, "packages/cli/dist/bin.js");
-
-interface DevnetAccount {
-  seed: string;
-  address: string;
-  publicKey: string;
-  balance: number | bigint;
-  node: number | null;
-}
-const ACCOUNTS = parseJson(readFileSync(join(ROOT, "devnet/accounts.json"), "utf8")) as unknown as DevnetAccount[];
+const ACCOUNTS = loadDevnetAccounts();
 const PLAIN = ACCOUNTS.filter((a) => a.node === null);
 /** The plain funded account with the largest stake: a joined node forging with it makes many blocks. */
 const WHALE = [...PLAIN].sort((a, b) => Number(BigInt(b.balance) - BigInt(a.balance)))[0]!;
@@ -51,15 +41,7 @@ const dirs: string[] = [];
 afterAll(() => {
   // Every process was started in a process group of its own (detached): killing the group also
   // takes the devnet's node processes, even if a test failed half way.
-  for (const p of procs) {
-    if (p.child.pid && p.child.exitCode === null && p.child.signalCode === null) {
-      try {
-        process.kill(-p.child.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-  }
+  for (const p of procs) killGroup(p.child);
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -70,7 +52,7 @@ function tmp(): string {
 }
 
 function launch(args: string[], env: NodeJS.ProcessEnv = process.env): Proc {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI_BIN, ...args], { cwd: REPO_ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
@@ -317,7 +299,7 @@ describe("a 3-node devnet with an API token, a joined node and Ctrl-C", () => {
     const { root, apiPort, p2pPort, apis } = net;
     const other = await freePortRange(2);
     const second = (dataRoot: string, api: number, p2p: number) =>
-      spawnSync(process.execPath, [BIN, "devnet", "--nodes", "1", "--data-root", dataRoot, "--api-port", String(api), "--p2p-port", String(p2p)], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
+      spawnSync(process.execPath, [CLI_BIN, "devnet", "--nodes", "1", "--data-root", dataRoot, "--api-port", String(api), "--p2p-port", String(p2p)], { cwd: REPO_ROOT, encoding: "utf8", timeout: 30_000 });
     const sameRoot = second(root, other, other + 1);
     expect(sameRoot.status, sameRoot.stderr).toBe(1);
     expect(sameRoot.stderr).toContain(`a devnet (pid ${net.proc.child.pid}) is already running with its data in ${root}`);
@@ -466,7 +448,7 @@ describe("a 3-node devnet with an API token, a joined node and Ctrl-C", () => {
     expect(pids).toHaveLength(3);
     // each node runs under the default heap limit (docs/performance.md, node-memory)
     for (const pid of pids) {
-      expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(1, 3)).toEqual(["--max-old-space-size=256", BIN]);
+      expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(1, 3)).toEqual(["--max-old-space-size=256", CLI_BIN]);
       expect(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")).toContain("MALLOC_ARENA_MAX=2");
     }
     expect(await interrupt(proc, false)).toBe(0);
@@ -525,7 +507,7 @@ describe("bad --nodes values", () => {
   for (const n of ["11", "0", "-1", "2.5", "three"]) {
     it(`--nodes ${n} is refused with a clear message, a non-zero exit and nothing touched`, () => {
       const root = join(tmp(), "data");
-      const r = spawnSync(process.execPath, [BIN, "devnet", `--nodes=${n}`, "--data-root", root, "--api-port", "1", "--p2p-port", "1"], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
+      const r = spawnSync(process.execPath, [CLI_BIN, "devnet", `--nodes=${n}`, "--data-root", root, "--api-port", "1", "--p2p-port", "1"], { cwd: REPO_ROOT, encoding: "utf8", timeout: 30_000 });
       expect(r.status).not.toBe(0);
       expect(r.status).not.toBe(null);
       expect(r.stderr).toContain(`--nodes must be an integer from 1 to 10 (got '${n}')`);
@@ -535,7 +517,7 @@ describe("bad --nodes values", () => {
 
   it("overlapping API and libp2p port ranges are refused before anything starts", () => {
     const root = join(tmp(), "data");
-    const r = spawnSync(process.execPath, [BIN, "devnet", "--nodes", "3", "--data-root", root, "--api-port", "20000", "--p2p-port", "20002"], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
+    const r = spawnSync(process.execPath, [CLI_BIN, "devnet", "--nodes", "3", "--data-root", root, "--api-port", "20000", "--p2p-port", "20002"], { cwd: REPO_ROOT, encoding: "utf8", timeout: 30_000 });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("the API ports 20000-20002 and the libp2p ports 20002-20004 overlap");
     expect(existsSync(root)).toBe(false);
@@ -543,7 +525,7 @@ describe("bad --nodes values", () => {
 
   it("an unknown --log-level is refused before anything starts", () => {
     const root = join(tmp(), "data");
-    const r = spawnSync(process.execPath, [BIN, "devnet", "--log-level", "verbose", "--data-root", root, "--api-port", "1", "--p2p-port", "1"], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
+    const r = spawnSync(process.execPath, [CLI_BIN, "devnet", "--log-level", "verbose", "--data-root", root, "--api-port", "1", "--p2p-port", "1"], { cwd: REPO_ROOT, encoding: "utf8", timeout: 30_000 });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("--log-level (or ANCHORD_LOG_LEVEL) must be one of trace, debug, info, warn, error, fatal, silent (got 'verbose')");
     expect(existsSync(root)).toBe(false);

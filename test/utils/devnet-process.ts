@@ -14,7 +14,22 @@ import { freePortRange } from "./ports.js";
 import { sleep } from "./wait.js";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const BIN = join(REPO_ROOT, "packages/cli/dist/bin.js");
+/** The built `anchord` entry point the CLI tests run. */
+export const CLI_BIN = join(REPO_ROOT, "packages/cli/dist/bin.js");
+const BIN = CLI_BIN;
+
+/**
+ * SIGKILLs the process group of a child started with `detached: true` (the child and whatever it
+ * spawned, e.g. a devnet's nodes), if it still runs; for clean-up after a test, failed or not.
+ */
+export function killGroup(child: ChildProcess): void {
+  if (!child.pid || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
 
 export interface DevnetAccountInfo {
   readonly seed: string;

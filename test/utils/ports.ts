@@ -1,11 +1,11 @@
-/** Free TCP ports on 127.0.0.1 for tests that start real processes. */
+/** Free TCP ports (127.0.0.1 unless a host is given) for tests that start real processes. */
 import { createServer } from "node:net";
 
-export function portFree(port: number): Promise<boolean> {
+export function portFree(port: number, host = "127.0.0.1"): Promise<boolean> {
   return new Promise((done) => {
     const s = createServer();
     s.once("error", () => done(false));
-    s.listen(port, "127.0.0.1", () => s.close(() => done(true)));
+    s.listen({ port, host, exclusive: true }, () => s.close(() => done(true)));
   });
 }
 

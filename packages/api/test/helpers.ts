@@ -1,16 +1,10 @@
-/** Test harness: a real HTTP server on 127.0.0.1:0 over a MemoryBackend, and a small fetch client. */
-import { parseJson, stringifyJson, type JsonValue } from "@anchord/protocol";
+/** Test harness: a real HTTP server on 127.0.0.1:0 over a MemoryBackend, and the tests' fetch client. */
 import { createApi, startApi, silentLogger, type ApiOptions, type RunningApi } from "../src/index.js";
 import type { ApiLogger } from "../src/logger.js";
 import { MemoryBackend } from "./memoryBackend.js";
+import { post as postUrl, request as requestUrl, type HttpResult } from "../../../test/utils/http.js";
 
-export interface HttpResult {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly text: string;
-  /** Parsed with parseJson (exact big integers); undefined when the body is not JSON. */
-  readonly json: JsonValue | undefined;
-}
+export type { HttpResult };
 
 export interface TestApi {
   readonly backend: MemoryBackend;
@@ -27,17 +21,7 @@ export interface TestApi {
 export async function serve(opts: ApiOptions = {}, backend: MemoryBackend = new MemoryBackend()): Promise<TestApi> {
   const app = createApi(backend, { logger: silentLogger, ...opts });
   const api = await startApi(app, { host: "127.0.0.1", port: 0 });
-  const request: TestApi["request"] = async (method, path, init = {}) => {
-    const res = await fetch(api.url + path, { method, headers: init.headers, body: init.body });
-    const text = await res.text();
-    let json: JsonValue | undefined;
-    try {
-      json = parseJson(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, json };
-  };
+  const request: TestApi["request"] = (method, path, init = {}) => requestUrl(method, api.url + path, init);
   return {
     backend,
     url: api.url,
@@ -45,11 +29,7 @@ export async function serve(opts: ApiOptions = {}, backend: MemoryBackend = new 
     app,
     request,
     get: (path, headers) => request("GET", path, { headers }),
-    post: (path, body, headers = {}) =>
-      request("POST", path, {
-        headers: { "content-type": "application/json", ...headers },
-        body: typeof body === "string" ? body : stringifyJson(body),
-      }),
+    post: (path, body, headers = {}) => postUrl(api.url + path, body, headers),
     close: () => api.close(),
   };
 }

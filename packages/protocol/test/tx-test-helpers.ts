@@ -15,17 +15,7 @@ export function expectCode(fn: () => unknown, code: ErrorCode, label = ""): void
   expect(got, `${label}: ${String((thrown as Error)?.message)}`).toBe(code);
 }
 
-/** Deterministic PRNG (mulberry32) so failures reproduce from the printed seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from "../../../test/utils/random.js";
 
 /** Integer in [lo, hi] (0 ≤ lo ≤ hi < 2^53) from a PRNG (53 random bits, reduced modulo the span). */
 export function randInt(rand: () => number, lo: number, hi: number): number {

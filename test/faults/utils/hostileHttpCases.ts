@@ -10,6 +10,7 @@
  */
 import { addressFromPublicKey, base58Decode, base58Encode, keyPairFromSeed } from "@anchord/crypto";
 import { createTx, signTx, sponsorTx, stringifyJson, txToJson, withProofs, type SignedTx } from "@anchord/protocol";
+import { prng } from "../../utils/random.js";
 import type { BadRequest } from "./hostileHttp.js";
 
 export interface FuzzContext {
@@ -37,18 +38,7 @@ export interface FuzzContext {
   randomPerKind: number;
 }
 
-// ---- deterministic randomness
-
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// ---- random junk (seeded: the same seed gives the same requests)
 
 const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0OIl+/=_-.:;,!$&'()*@~ \t%?#[]{}\"\\<>|^`éüß漢字💥\u200b\u202e\u0000\u0007";
 
@@ -252,7 +242,7 @@ function fill(path: string, values: Record<string, string>): string {
 }
 
 export function generateBadRequests(ctx: FuzzContext): BadRequest[] {
-  const rand = mulberry32(ctx.seed);
+  const rand = prng(ctx.seed);
   const out: BadRequest[] = [];
   const auth: Record<string, string> = ctx.token === undefined ? {} : { authorization: `Bearer ${ctx.token}` };
   const json = { "content-type": "application/json" };

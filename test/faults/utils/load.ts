@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { keyPairFromSeed, type KeyPair } from "@anchord/crypto";
 import { createTx, signTx, txToJson, TOKEN, type TransferTx } from "@anchord/protocol";
 import { field, postJson, type HttpResult } from "./http.js";
-import type { FaultNode } from "./procs.js";
+import type { FaultCluster, FaultNode } from "./procs.js";
 import type { TestAccount } from "../../utils/cluster.js";
 
 export type ItemKind = "transfer" | "hash" | "lease";
@@ -209,4 +209,27 @@ export class LoadGenerator {
     }
     return t;
   }
+}
+
+/**
+ * The load the fault scenarios put on a cluster: its users sign transfers to each other and to the
+ * generators, sent to `targets` (and hashes to `hashTargets`, default the same nodes), with the
+ * given rates per second, for at most `maxDurationMs` (default 180 s).
+ */
+export function clusterLoad(
+  c: FaultCluster,
+  o: { targets: () => FaultNode[]; hashTargets?: () => FaultNode[]; transfers: number; hashes: number; leases: number; maxDurationMs?: number },
+): LoadGenerator {
+  return new LoadGenerator({
+    transferTargets: o.targets,
+    hashTargets: o.hashTargets ?? o.targets,
+    leaseTargets: o.targets,
+    senders: c.users,
+    recipients: [...c.users.map((u) => u.address), ...c.generators.map((g) => g.address)],
+    chainId: c.genesis.config.chainIdByte,
+    transfersPerSecond: o.transfers,
+    hashesPerSecond: o.hashes,
+    leasesPerSecond: o.leases,
+    maxDurationMs: o.maxDurationMs ?? 180_000,
+  });
 }

@@ -7,48 +7,32 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { writeGenesisFile, type Genesis, type NetworkConfig } from "@anchord/protocol";
 import { loadOrCreatePeerKey } from "@anchord/network";
 import { testAccount, testGenesis, type TestAccount } from "../../utils/cluster.js";
-import { getJson, type Endpoint } from "./http.js";
+import { CLI_BIN } from "../../utils/devnet-process.js";
+import { portFree } from "../../utils/ports.js";
+import { sleep, waitFor } from "../../utils/wait.js";
+import { field, getJson, type Endpoint } from "./http.js";
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-export const BIN = join(REPO_ROOT, "packages/cli/dist/bin.js");
+export { REPO_ROOT, CLI_BIN as BIN } from "../../utils/devnet-process.js";
+export { sleep } from "../../utils/wait.js";
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-/** Polls `cond` every `stepMs` until it holds; throws after `timeoutMs` naming `what`. */
-export async function waitUntil(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 250): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await cond()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for: ${what}`);
-    await sleep(stepMs);
-  }
+/** Polls `cond` every `stepMs` (default 250 ms) until it holds; throws after `timeoutMs` naming `what`. */
+export function waitUntil(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 250): Promise<void> {
+  return waitFor(what, cond, timeoutMs, stepMs);
 }
 
 const usedPorts = new Set<number>();
-
-function portIsFree(port: number, host: string): Promise<boolean> {
-  return new Promise((done) => {
-    const srv = createServer();
-    srv.once("error", () => done(false));
-    srv.listen({ port, host, exclusive: true }, () => srv.close(() => done(true)));
-  });
-}
 
 /** A free TCP port in 20000–32767: high, and outside Linux's ephemeral range (32768–60999). */
 export async function freePort(host = "127.0.0.1"): Promise<number> {
   for (let i = 0; i < 200; i++) {
     const port = 20_000 + Math.floor(Math.random() * 12_768);
     if (usedPorts.has(port)) continue;
-    if (await portIsFree(port, host)) {
+    if (await portFree(port, host)) {
       usedPorts.add(port);
       return port;
     }
@@ -126,7 +110,7 @@ export class FaultNode {
 
   args(extra: string[] = []): string[] {
     const a = [
-      BIN,
+      CLI_BIN,
       "start",
       "--genesis", this.cluster.genesisPath,
       "--data-dir", this.dataDir,
@@ -281,6 +265,12 @@ export class FaultNode {
   async status(): Promise<NodeStatusView | undefined> {
     const r = await getJson(this.endpoint, "/node/status", 3000);
     return r.status === 200 ? (r.body as unknown as NodeStatusView) : undefined;
+  }
+
+  /** Id of this node's block at `height`; undefined when it has none or does not answer. */
+  async blockIdAt(height: number): Promise<string | undefined> {
+    const r = await getJson(this.endpoint, `/blocks/at/${height}`);
+    return r.status === 200 ? String(field(r.body, "id")) : undefined;
   }
 }
 

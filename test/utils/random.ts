@@ -1,0 +1,16 @@
+/**
+ * Seeded randomness for tests: the same seed gives the same sequence, so a failure reproduces
+ * from the seed the test prints.
+ */
+
+/** mulberry32: a small, fast 32-bit PRNG returning floats in [0, 1). */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
