@@ -215,24 +215,6 @@ export function cpuMsOf(pid: number): number | undefined {
   }
 }
 
-/** CPU time (ms, user and system apart) of a process's threads, summed by thread name ("main" for the main thread). */
-export function threadCpuMs(pid: number): Record<string, number> {
-  const out: Record<string, number> = {};
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const label = tid === String(pid) ? "main" : name;
-      out[`${label}:user`] = (out[`${label}:user`] ?? 0) + (Number(fields[11]) * 1000) / 100;
-      out[`${label}:sys`] = (out[`${label}:sys`] ?? 0) + (Number(fields[12]) * 1000) / 100;
-    }
-  } catch {
-    // gone
-  }
-  return out;
-}
-
 /** CPU time (ms, user + system) of each thread of a process, by thread id. */
 export function cpuMsByThread(pid: number): Map<string, number> {
   const out = new Map<string, number>();

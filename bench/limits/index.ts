@@ -1,6 +1,6 @@
 /** The limits the scenarios are compared with, each measured in the same run as the scenarios. */
 import { runLoad, buildRequest } from "../lib/http-load.js";
-import { spawnHelper, stopChild, threadCpuMs } from "../lib/procs.js";
+import { cpuMsByThread, spawnHelper, stopChild, threadCpuDelta } from "../lib/procs.js";
 import { percentile } from "../lib/stats.js";
 
 export { measureVerifyLimit } from "./verify.js";
@@ -39,11 +39,10 @@ export class ExpressLimit {
     let i = 0;
     const next = () => ({ bytes: requests[i++ % requests.length]!, tag: 0 });
     await runLoad({ targets: [this.target], concurrency, durationMs: warmupMs, next });
-    const cpu0 = threadCpuMs(this.helper.child.pid!);
+    const cpu0 = cpuMsByThread(this.helper.child.pid!);
     const r = await runLoad({ targets: [this.target], concurrency, durationMs, next });
-    const cpu1 = threadCpuMs(this.helper.child.pid!);
     if (r.ok === 0) throw new Error(`bare Express route answered nothing: ${r.errorSamples.join("; ")}`);
-    const mainMs = cpu1["main:user"]! + cpu1["main:sys"]! - cpu0["main:user"]! - cpu0["main:sys"]!;
+    const mainMs = threadCpuDelta(this.helper.child.pid!, cpu0, cpuMsByThread(this.helper.child.pid!)).main;
     return { perSecond: (r.ok * 1000) / r.elapsedMs, p50Ms: percentile(r.latencies, 50), p99Ms: percentile(r.latencies, 99), mainCpuUsPerRequest: (mainMs * 1000) / r.ok };
   }
 

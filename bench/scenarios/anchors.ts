@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { buildRequest, runLoad } from "../lib/http-load.js";
-import { threadCpuMs } from "../lib/procs.js";
+import { cpuMsByThread, threadCpuDelta } from "../lib/procs.js";
 import type { Devnet } from "../lib/devnet.js";
 import { percentile, round } from "../lib/stats.js";
 import type { Bracket, ScenarioResult } from "../lib/result.js";
@@ -40,9 +40,9 @@ export async function anchorThroughput(input: AnchorInput): Promise<ScenarioResu
       },
     });
   await run(1000); // warm-up (its anchors are checked too)
-  const cpu0 = threadCpuMs(node.child.pid!);
+  const cpu0 = cpuMsByThread(node.child.pid!);
   const load = await run(input.windowMs);
-  const cpu1 = threadCpuMs(node.child.pid!);
+  const mainCpuMs = threadCpuDelta(node.child.pid!, cpu0, cpuMsByThread(node.child.pid!)).main;
   const perSecond = (load.ok * 1000) / load.elapsedMs;
 
   await drain(devnet, 120_000);
@@ -80,7 +80,7 @@ export async function anchorThroughput(input: AnchorInput): Promise<ScenarioResu
       concurrency,
       expressPerSecondBeforeAndAfter: [round(input.expressLimit.before), round(expressAfter)],
       // CPU of the node (main thread, other threads) per anchor acknowledged in the window
-      nodeMainCpuUsPerAnchor: round(((cpu1["main:user"]! + cpu1["main:sys"]! - cpu0["main:user"]! - cpu0["main:sys"]!) * 1000) / Math.max(1, load.ok)),
+      nodeMainCpuUsPerAnchor: round((mainCpuMs * 1000) / Math.max(1, load.ok)),
       acknowledged: acked.length, confirmed, unconfirmedSamples: missing, statuses: load.statuses, errorSamples: load.errorSamples },
   };
 }

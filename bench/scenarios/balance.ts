@@ -4,7 +4,7 @@
  * concurrency.
  */
 import { buildRequest, runLoad } from "../lib/http-load.js";
-import { threadCpuMs } from "../lib/procs.js";
+import { cpuMsByThread, threadCpuDelta } from "../lib/procs.js";
 import type { Devnet } from "../lib/devnet.js";
 import { percentile, round } from "../lib/stats.js";
 import type { Bracket, ScenarioResult } from "../lib/result.js";
@@ -29,9 +29,9 @@ export async function balanceRead(input: BalanceInput): Promise<ScenarioResult> 
     if (!(regular > 0)) unfunded++;
   };
   await runLoad({ targets: [node.api], concurrency: 32, durationMs: 1000, next });
-  const cpu0 = threadCpuMs(node.child.pid!);
+  const cpu0 = cpuMsByThread(node.child.pid!);
   const load = await runLoad({ targets: [node.api], concurrency: 32, durationMs: input.windowMs, next, onResponse });
-  const cpu1 = threadCpuMs(node.child.pid!);
+  const mainCpuMs = threadCpuDelta(node.child.pid!, cpu0, cpuMsByThread(node.child.pid!)).main;
   const expressAfter = await input.expressLimit.after();
   const limit = (input.expressLimit.before + expressAfter) / 2;
   const perSecond = (load.ok * 1000) / load.elapsedMs;
@@ -49,7 +49,7 @@ export async function balanceRead(input: BalanceInput): Promise<ScenarioResult> 
     p99Ms: round(p99, 3),
     pass: ratio >= 0.8 && p99 <= 10,
     details: {
-      nodeMainCpuUsPerRequest: round(((cpu1["main:user"]! + cpu1["main:sys"]! - cpu0["main:user"]! - cpu0["main:sys"]!) * 1000) / Math.max(1, load.ok)),
+      nodeMainCpuUsPerRequest: round((mainCpuMs * 1000) / Math.max(1, load.ok)),
       expressPerSecondBeforeAndAfter: [round(input.expressLimit.before), round(expressAfter)],
       addresses: input.addresses.length, concurrency: 32, requests: load.ok, unfundedAnswers: unfunded, statuses: load.statuses, errorSamples: load.errorSamples },
   };
