@@ -149,6 +149,20 @@ describe("createBlock, encodeBlock, decodeBlock", () => {
     expect(Object.isFrozen(back)).toBe(true);
   });
 
+  it("remembers its own copy of the encoding: the caller may reuse its buffer afterwards", () => {
+    const buffer = Uint8Array.from(bytes);
+    const back = decodeBlock(buffer, D);
+    const txBytes = back.transactions.map((t) => toHex(encodeTx(t)));
+    buffer.fill(0xee);
+    expect(toHex(encodeBlock(back))).toBe(toHex(bytes));
+    expect(back.transactions.map((t) => toHex(encodeTx(t)))).toEqual(txBytes);
+    expect(txBytes).toEqual(txs.map((t) => toHex(encodeTx(t))));
+    // and what encodeBlock / encodeTx hand out is the caller's to change
+    encodeBlock(back).fill(0);
+    encodeTx(back.transactions[0]!).fill(0);
+    expect(toHex(encodeBlock(back))).toBe(toHex(bytes));
+  });
+
   it("decodes an empty block and a genesis transaction", () => {
     const empty = createBlock({ timestamp: TS, reference: bytes32(1), baseTarget: 5n, generationSignature: bytes32(2), transactions: [] }, gen, D);
     expect(encodeBlock(empty).length).toBe(213);

@@ -6,7 +6,7 @@
  */
 import { base58Encode, equalBytes } from "@anchord/crypto";
 import { AnchordError, ErrorCode, isAnchordError } from "../errors.js";
-import { decodeTx, encodedTx } from "../tx/binary.js";
+import { decodeOwnedTx, encodedTx } from "../tx/binary.js";
 import type { Transaction } from "../tx/types.js";
 import { blockIdBytes, encodeBlockHeaderWithSignature, parseHeaderPrefix } from "./header.js";
 import { RootBuilder } from "./root.js";
@@ -103,12 +103,15 @@ export function decodeBlock(bytes: Uint8Array, chainId: number, opts: DecodeBloc
   if (count > maxTransactions) {
     throw new AnchordError(ErrorCode.BLOCK_TOO_LARGE, `block has ${count} transactions, more than the limit of ${maxTransactions}`, { count, maxTransactions });
   }
-  const end = bytes.length;
+  // One copy, owned from here on: it becomes the block's remembered encoding, and views of it its
+  // transactions' (a caller may reuse its buffer once this returns).
+  const own = bytes.slice();
+  const end = own.length;
   let off = BLOCK_HEADER_WITH_SIGNATURE_LENGTH;
   if ((end - off) / LENGTH_PREFIX < count) {
     throw malformed(`block declares ${count} transactions but has only ${end - off} bytes after its header`);
   }
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const dv = new DataView(own.buffer, own.byteOffset, own.byteLength);
   const txs: Transaction[] = new Array(count);
   const root = new RootBuilder(count);
   for (let i = 0; i < count; i++) {
@@ -118,9 +121,9 @@ export function decodeBlock(bytes: Uint8Array, chainId: number, opts: DecodeBloc
     if (len === 0 || len > end - off) {
       throw malformed(`transaction ${i} declares ${len} bytes but ${end - off} remain`, { index: i });
     }
-    const txBytes = bytes.subarray(off, off + len);
+    const txBytes = own.subarray(off, off + len);
     try {
-      txs[i] = opts.knownTx?.(txBytes) ?? decodeTx(txBytes, chainId);
+      txs[i] = opts.knownTx?.(txBytes) ?? decodeOwnedTx(txBytes, chainId);
     } catch (e) {
       if (!isAnchordError(e)) throw e;
       throw malformed(`transaction ${i} does not decode: ${e.message}`, { index: i, cause: e.code });
@@ -133,9 +136,9 @@ export function decodeBlock(bytes: Uint8Array, chainId: number, opts: DecodeBloc
   if (!equalBytes(computed, h.transactionsRoot)) {
     throw new AnchordError(ErrorCode.BLOCK_BAD_TX_ROOT, `transactions root ${base58Encode(h.transactionsRoot)} does not match the transactions (computed ${base58Encode(computed)})`);
   }
-  const idBytes = blockIdBytes(bytes.subarray(0, BLOCK_HEADER_WITH_SIGNATURE_LENGTH));
+  const idBytes = blockIdBytes(own.subarray(0, BLOCK_HEADER_WITH_SIGNATURE_LENGTH));
   const block: Block = Object.freeze({ ...h, idBytes, id: base58Encode(idBytes), chainId, transactions: Object.freeze(txs) });
   sizes.set(block, end);
-  encodings.set(block, bytes.slice()); // the one encoding of this block (decoding is strict)
+  encodings.set(block, own); // the one encoding of this block (decoding is strict)
   return block;
 }

@@ -62,6 +62,18 @@ function encodeTxUncached(tx: Transaction): Uint8Array {
 }
 
 export function decodeTx(bytes: Uint8Array, chainId: number): Transaction {
+  return decodeTxBytes(bytes, chainId, false);
+}
+
+/**
+ * decodeTx for bytes the caller hands over for good and never changes (decodeBlock's own copy of a
+ * block): they become the transaction's remembered encoding as they are, without a copy.
+ */
+export function decodeOwnedTx(bytes: Uint8Array, chainId: number): Transaction {
+  return decodeTxBytes(bytes, chainId, true);
+}
+
+function decodeTxBytes(bytes: Uint8Array, chainId: number, owned: boolean): Transaction {
   if (!(bytes instanceof Uint8Array)) throw malformed("transaction bytes expected");
   if (bytes.length > MAX_TX_BYTES) throw malformed(`encoded transaction exceeds ${MAX_TX_BYTES} bytes`, { length: bytes.length });
   const r = new ByteReader(bytes, "transaction");
@@ -97,6 +109,7 @@ export function decodeTx(bytes: Uint8Array, chainId: number): Transaction {
   const tx = buildTx(fields, chainId, false, body);
   const sponsor = sponsorKey && makeSponsor(sponsorKey.keyType, sponsorKey.publicKey, chainId, false);
   const out = withProofs(tx, sponsor, proofs);
-  encodings.set(out, bytes.slice()); // what encodeTx would produce: the format has one encoding per transaction
+  // what encodeTx would produce: the format has one encoding per transaction
+  encodings.set(out, owned ? bytes : bytes.slice());
   return out;
 }
