@@ -12,11 +12,13 @@ import { cors } from "./cors.js";
 import { docsUiRouter, OPENAPI_PATH } from "./docsUi.js";
 import { errorHandler, errorResponse } from "./errors.js";
 import { fastRoutes, type FastHandler } from "./fastRoutes.js";
-import { HttpError, LtoCode, sendJson } from "./http.js";
+import { HttpError, LtoCode, sendJson, sendText } from "./http.js";
 import { consoleLogger, type ApiLogger } from "./logger.js";
 import { buildOpenApi, type OpenApiDocument } from "./openapi.js";
-import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimiter, type RateLimitOptions } from "./rateLimit.js";
-import { pathParams, type Reply, type RouteDef } from "./route.js";
+import { createRateLimiters, DEFAULT_RATE_LIMIT, type RateLimitOptions } from "./rateLimit.js";
+import { chargeAnswer } from "./answerGuard.js";
+import { READ_COST } from "./params.js";
+import { pathParams, routeCost, type Reply, type RouteDef } from "./route.js";
 import { addressRoutes } from "./routes/addresses.js";
 import { blockRoutes } from "./routes/blocks.js";
 import { hashRoutes } from "./routes/hash.js";
@@ -27,7 +29,10 @@ import { transactionRoutes } from "./routes/transactions.js";
 export interface ApiOptions {
   /** When set, POST /hash and the wallet-signing routes require it. */
   readonly apiToken?: string;
-  /** Per-client limit on write routes; false disables it. Default 600 per 10 s. */
+  /**
+   * Per-client budgets (rateLimit.ts): writes, read cost, failed authentication; false disables
+   * them. Default per 10 s: 600 writes, 100,000 read cost, 600 failed authentications.
+   */
   readonly rateLimit?: RateLimitOptions | false;
   readonly logger?: ApiLogger;
   /** Maximum request body in bytes (default 1 MiB). */
@@ -49,6 +54,7 @@ function openApiRoute(doc: () => OpenApiDocument): RouteDef {
     method: "get",
     path: OPENAPI_PATH,
     operationId: "openApi",
+    cost: () => READ_COST.document,
     tag: "docs",
     summary: "This OpenAPI 3.1 document (browsable at /api-docs)",
     responses: { 200: { description: "OpenAPI document", schema: { type: "object" } } },
@@ -68,10 +74,7 @@ function sendReply(res: ServerResponse, reply: Reply): void {
     sendJson(res, reply.status ?? 200, reply.json);
     return;
   }
-  res.statusCode = reply.status ?? 200;
-  res.setHeader("Content-Type", reply.contentType);
-  res.setHeader("Content-Length", Buffer.byteLength(reply.text));
-  res.end(reply.text);
+  sendText(res, reply.status ?? 200, reply.contentType, reply.text);
 }
 
 function checkParamsDocumented(route: RouteDef): void {
@@ -111,7 +114,7 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
   const routes = routeTable(() => (doc ??= buildOpenApi(routes, backend.config, { tokenRequired })));
 
   const limits = opts.rateLimit === false ? undefined : (opts.rateLimit ?? DEFAULT_RATE_LIMIT);
-  const writeLimiter: RateLimiter | undefined = limits ? createRateLimiter(limits) : undefined;
+  const limiters = limits ? createRateLimiters(limits) : undefined;
 
   const fail = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
     if (res.headersSent) {
@@ -128,8 +131,23 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
   const serveRoute = (route: RouteDef, req: IncomingMessage, res: ServerResponse, params: Record<string, string>): void => {
     res.setHeader("Access-Control-Allow-Origin", "*");
     try {
-      if (route.method === "post" && writeLimiter) writeLimiter(req, res);
-      if (route.auth) checkToken(req);
+      // authenticate first: a request without the token is counted in its own budget, never in
+      // the token holder's
+      if (route.auth) {
+        try {
+          checkToken(req);
+        } catch (e) {
+          limiters?.authFailure(req, res);
+          throw e;
+        }
+      }
+      const cost = routeCost(route, params);
+      // a connection with heavy work outstanding is closed rather than given more
+      if (!chargeAnswer(res, cost)) return;
+      if (limiters) {
+        if (route.method === "post") limiters.write(req, res);
+        else limiters.read(req, res, cost);
+      }
       if (route.body) {
         readJsonBody(req, bodyLimit)
           .then((body) => route.handler({ backend, params, body, req }))

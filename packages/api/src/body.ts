@@ -21,11 +21,22 @@ function tooLarge(limit: number): HttpError {
   return new HttpError(413, LtoCode.UNKNOWN, `request body exceeds ${limit} bytes`, { Connection: "close" });
 }
 
-/** Collects the raw body, rejecting as soon as it grows beyond `limit` bytes. */
-export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * A body over the limit is still read (and thrown away) up to this many bytes before the 413 is
+ * answered: a client such as Node's fetch reads no answer while it is still sending, and closing
+ * the connection under it resets it (the client sees "fetch failed", not the 413). Past this
+ * bound the 413 is answered at once and the connection closed.
+ */
+export const DISCARD_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * Collects the raw body; one larger than `limit` bytes is drained (up to `discardLimit`) and then
+ * rejected with 413.
+ */
+export function readRawBody(req: IncomingMessage, limit: number, discardLimit: number = DISCARD_LIMIT): Promise<Buffer> {
   const declared = req.headers["content-length"];
-  if (declared !== undefined && Number(declared) > limit) {
-    req.resume(); // discard what the client still sends, so it can read the answer
+  if (declared !== undefined && Number(declared) > Math.max(limit, discardLimit)) {
+    req.resume();
     return Promise.reject(tooLarge(limit));
   }
   return new Promise<Buffer>((resolve, reject) => {
@@ -47,14 +58,17 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limit) fail(tooLarge(limit));
-      else chunks.push(chunk);
+      if (size > limit) {
+        chunks.length = 0; // over the limit: keep reading, hold nothing
+        if (size > Math.max(limit, discardLimit)) fail(tooLarge(limit));
+      } else chunks.push(chunk);
     };
     const onEnd = (): void => {
       if (settled) return;
       settled = true;
       cleanup();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      if (size > limit) reject(tooLarge(limit));
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
     const onError = (e: Error): void => fail(e);
     const onAborted = (): void => fail(new HttpError(400, LtoCode.UNKNOWN, "request aborted"));

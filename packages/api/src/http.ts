@@ -1,13 +1,23 @@
 /** Sending JSON with exact big integers, and the API's own HTTP-level errors. */
 import type { ServerResponse } from "node:http";
 import { stringifyJson } from "@anchord/protocol";
+import { reserveAnswer } from "./answerGuard.js";
 
 /** Writes `body` as JSON (bigint as bare integer literals) with the given status. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = stringifyJson(body);
+  sendText(res, status, "application/json; charset=utf-8", stringifyJson(body));
+}
+
+/**
+ * Writes a whole answer, unless queuing it would pass the answer bounds (answerGuard.ts): then
+ * its socket is closed instead.
+ */
+export function sendText(res: ServerResponse, status: number, contentType: string, text: string): void {
+  const bytes = Buffer.byteLength(text);
+  if (!reserveAnswer(res, bytes)) return;
   res.statusCode = status;
-  res.setHeader("Content-Type", "application/json; charset=utf-8");
-  res.setHeader("Content-Length", Buffer.byteLength(text));
+  res.setHeader("Content-Type", contentType);
+  res.setHeader("Content-Length", bytes);
   res.end(text);
 }
 

@@ -12,6 +12,21 @@ export const MAX_BLOCK_SEQUENCE_TRANSACTIONS = 10_000;
 /** GET /transactions/unconfirmed answers at most this many pooled transactions (the oldest). */
 export const MAX_UNCONFIRMED_LISTED = 10_000;
 
+/**
+ * Weights in the per-client read budget (`RouteDef.cost`, rateLimit.ts), roughly the largest
+ * answer in units of ~10 KB: a lookup weighs 1; a block (up to thousands of transactions) 100; a
+ * block range as much as the blocks it can answer before MAX_BLOCK_SEQUENCE_TRANSACTIONS stops it
+ * (about three full blocks' worth); the pool listing 200.
+ */
+export const READ_COST = Object.freeze({ block: 100, blockSequenceMax: 300, unconfirmed: 200, document: 10 });
+
+/** The read cost of `GET /blocks/seq/:from/:to` (its block count, each weighing a block, capped). */
+export function blockSequenceCost(params: Readonly<Record<string, string>>): number {
+  const count = Number(params["to"]) - Number(params["from"]) + 1;
+  const blocks = Number.isSafeInteger(count) && count > 0 ? Math.min(count, MAX_BLOCK_SEQUENCE) : 1;
+  return Math.min(blocks * READ_COST.block, READ_COST.blockSequenceMax);
+}
+
 /** A valid address of this chain (an `address:` prefix is stripped); else 400 code 102. */
 export function parseAddressText(text: unknown, chainIdByte: number, what = "address"): string {
   if (typeof text !== "string") throw new AnchordError(ErrorCode.INVALID_ADDRESS, `${what} must be a base58 address string`);

@@ -1,8 +1,11 @@
 /**
- * Per-client limit on the write routes: a fixed window per client, counted in memory. The client
- * is the socket's remote address (an IPv6 client by its /56 prefix, so one host cannot dodge the
- * limit by rotating addresses inside its own allocation). Headers follow the IETF draft 7
- * (`RateLimit-Policy: 600;w=10`, `RateLimit: limit=600, remaining=599, reset=10`).
+ * Per-client budgets, each a fixed window per client counted in memory: write requests (POST),
+ * read cost (every GET weighs its route's cost: 1 for a lookup, more for a block or a range of
+ * blocks), and requests that failed authentication (their own budget, so that requests without the
+ * token never use up the token holder's). The client is the socket's remote address (an IPv6
+ * client by its /56 prefix, so one host cannot dodge the limit by rotating addresses inside its
+ * own allocation). Headers follow the IETF draft 7 (`RateLimit-Policy: 600;w=10`,
+ * `RateLimit: limit=600, remaining=599, reset=10`).
  *
  * Written here rather than taken from express-rate-limit because the same check runs on the
  * fast path (fastRoutes.ts), which sees plain node:http requests, not Express ones.
@@ -15,12 +18,26 @@ export interface RateLimitOptions {
   readonly windowMs: number;
   /** Write requests (POST) per client per window. */
   readonly max: number;
+  /** Read cost per client per window (see `RouteDef.cost`); default 100,000. */
+  readonly readCost?: number;
+  /** Requests that failed authentication per client per window; default 600. */
+  readonly authFailures?: number;
 }
 
-export const DEFAULT_RATE_LIMIT: RateLimitOptions = Object.freeze({ windowMs: 10_000, max: 600 });
+export const DEFAULT_RATE_LIMIT: RateLimitOptions = Object.freeze({ windowMs: 10_000, max: 600, readCost: 100_000, authFailures: 600 });
 
-/** Counts a request: sets the RateLimit headers, throws 429 past the limit. */
-export type RateLimiter = (req: IncomingMessage, res: ServerResponse) => void;
+/** Counts a request of weight `cost` (default 1): sets the RateLimit headers, throws 429 past the limit. */
+export type RateLimiter = (req: IncomingMessage, res: ServerResponse, cost?: number) => void;
+
+/** The three budgets of `opts`. */
+export function createRateLimiters(opts: RateLimitOptions, now: () => number = Date.now): { write: RateLimiter; read: RateLimiter; authFailure: RateLimiter } {
+  const d = DEFAULT_RATE_LIMIT;
+  return {
+    write: createRateLimiter(opts.windowMs, opts.max, now),
+    read: createRateLimiter(opts.windowMs, opts.readCost ?? d.readCost!, now),
+    authFailure: createRateLimiter(opts.windowMs, opts.authFailures ?? d.authFailures!, now),
+  };
+}
 
 /** Expands an IPv6 address to its eight 16-bit groups (undefined if it is not one). */
 function ipv6Groups(address: string): number[] | undefined {
@@ -68,9 +85,10 @@ interface Window {
 /** At most this many clients are tracked; past it, windows that ended are dropped first. */
 const MAX_CLIENTS = 100_000;
 
-export function createRateLimiter(opts: RateLimitOptions, now: () => number = Date.now): RateLimiter {
+/** One budget: `max` units per client per `windowMs`. */
+export function createRateLimiter(windowMs: number, max: number, now: () => number = Date.now): RateLimiter {
   const windows = new Map<string, Window>();
-  const policy = `${opts.max};w=${Math.ceil(opts.windowMs / 1000)}`;
+  const policy = `${max};w=${Math.ceil(windowMs / 1000)}`;
   const sweep = (t: number): void => {
     for (const [k, w] of windows) if (w.resetAt <= t) windows.delete(k);
     // still full (a flood of distinct clients): forget the oldest windows rather than grow
@@ -79,22 +97,22 @@ export function createRateLimiter(opts: RateLimitOptions, now: () => number = Da
       windows.delete(k);
     }
   };
-  return (req, res) => {
+  return (req, res, cost = 1) => {
     const t = now();
     const key = clientKey(req.socket.remoteAddress);
     let w = windows.get(key);
     if (w === undefined || w.resetAt <= t) {
       if (w !== undefined) windows.delete(key);
       else if (windows.size >= MAX_CLIENTS) sweep(t);
-      w = { count: 0, resetAt: t + opts.windowMs };
+      w = { count: 0, resetAt: t + windowMs };
       windows.set(key, w);
     }
-    w.count++;
-    const remaining = Math.max(0, opts.max - w.count);
+    w.count += cost;
+    const remaining = Math.max(0, max - w.count);
     const reset = Math.max(0, Math.ceil((w.resetAt - t) / 1000));
     res.setHeader("RateLimit-Policy", policy);
-    res.setHeader("RateLimit", `limit=${opts.max}, remaining=${remaining}, reset=${reset}`);
-    if (w.count > opts.max) {
+    res.setHeader("RateLimit", `limit=${max}, remaining=${remaining}, reset=${reset}`);
+    if (w.count > max) {
       throw new HttpError(429, LtoCode.UNKNOWN, "too many requests: retry later", { "Retry-After": String(reset) });
     }
   };

@@ -58,7 +58,19 @@ export interface RouteDef {
   readonly responses: Readonly<Record<number, ResponseDoc>>;
   /** Requires the API token when one is configured. */
   readonly auth?: boolean;
+  /**
+   * What one request weighs in the per-client read budget (rateLimit.ts), from its path
+   * parameters: 1 (the default) for a lookup, more for answers that can be large.
+   */
+  readonly cost?: (params: Readonly<Record<string, string>>) => number;
   readonly handler: (ctx: RouteContext) => Reply | Promise<Reply>;
+}
+
+/** A route's weight in the read budget: its `cost`, at least 1 (1 when it has none). */
+export function routeCost(route: RouteDef, params: Readonly<Record<string, string>>): number {
+  if (route.cost === undefined) return 1;
+  const c = route.cost(params);
+  return Number.isFinite(c) && c >= 1 ? Math.ceil(c) : 1;
 }
 
 /** Path parameter names of an Express path, in order. */

@@ -8,11 +8,14 @@ import type { Duplex } from "node:stream";
 import type { Express } from "express";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
 import { fastHandlerOf, requiresApiToken } from "./app.js";
+import { AnswerGuard, DEFAULT_ANSWER_LIMITS, type AnswerLimits } from "./answerGuard.js";
 
 export interface ListenOptions {
   readonly host: string;
   /** 0 picks a free port. */
   readonly port: number;
+  /** What one socket, one client and the node may hold (answerGuard.ts); defaults when omitted. */
+  readonly answerLimits?: AnswerLimits;
 }
 
 export interface RunningApi {
@@ -20,6 +23,8 @@ export interface RunningApi {
   readonly url: string;
   readonly port: number;
   readonly server: http.Server;
+  /** Bounds on queued answers, with counters of the sockets it closed. */
+  readonly guard: AnswerGuard;
   /** Stops accepting, closes idle and active connections, resolves when closed. */
   close(): Promise<void>;
 }
@@ -69,9 +74,12 @@ export async function startApi(app: Express, opts: ListenOptions): Promise<Runni
     );
   }
   const fast = fastHandlerOf(app);
+  const guard = new AnswerGuard(opts.answerLimits ?? DEFAULT_ANSWER_LIMITS);
   // timeouts are enforced every second (Node's default check interval is 30 s, which would let a
   // slow client hold a connection three times longer than headersTimeout says)
   const server = http.createServer({ connectionsCheckingInterval: 1_000, requireHostHeader: false }, (req, res) => {
+    // too many unanswered pipelined requests, or answers the client does not read: close, no work
+    if (!guard.admit(req, res)) return;
     // Node would answer a missing Host header with a bare 400; answer it as JSON like the rest
     if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined) {
       res.writeHead(400, { "Content-Type": "application/json; charset=utf-8", "Access-Control-Allow-Origin": "*", Connection: "close" }).end(JSON.stringify({ error: 0, message: "missing Host header" }));
@@ -101,6 +109,7 @@ export async function startApi(app: Express, opts: ListenOptions): Promise<Runni
     url: `http://${host}:${port}`,
     port,
     server,
+    guard,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((e?: Error) => (e ? reject(e) : resolve()));

@@ -156,13 +156,14 @@ describe("rate limit on write routes", () => {
     }
   });
 
-  it("is on by default (RateLimit headers on writes) and off with rateLimit: false", async () => {
+  it("is on by default (RateLimit headers on writes and on reads, each its own budget) and off with rateLimit: false", async () => {
     const on = await serve();
     const off = await serve({ rateLimit: false });
     try {
       expect((await on.post("/hash", "{}")).headers.get("ratelimit-policy")).toBe("600;w=10");
-      expect((await on.get("/blocks/height")).headers.get("ratelimit-policy")).toBeNull();
+      expect((await on.get("/blocks/height")).headers.get("ratelimit-policy")).toBe("100000;w=10");
       expect((await off.post("/hash", "{}")).headers.get("ratelimit-policy")).toBeNull();
+      expect((await off.get("/blocks/height")).headers.get("ratelimit-policy")).toBeNull();
     } finally {
       await on.close();
       await off.close();

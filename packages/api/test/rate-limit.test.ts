@@ -22,7 +22,7 @@ describe("rate limiter", () => {
 
   it("allows max requests per window and client, then 429 with Retry-After; the window resets", () => {
     let now = 1_000_000;
-    const limit = createRateLimiter({ windowMs: 10_000, max: 3 }, () => now);
+    const limit = createRateLimiter(10_000, 3, () => now);
     const a = fakeExchange("10.0.0.1");
     for (let i = 0; i < 3; i++) limit(a.req, a.res);
     expect(a.headers.get("ratelimit-policy")).toBe("3;w=10");
@@ -44,5 +44,15 @@ describe("rate limiter", () => {
     now += 10_000;
     expect(() => limit(a.req, a.res)).not.toThrow();
     expect(a.headers.get("ratelimit")).toBe("limit=3, remaining=2, reset=10");
+  });
+
+  it("weighs each request by its cost", () => {
+    const limit = createRateLimiter(10_000, 1000, () => 0);
+    const a = fakeExchange("10.0.0.1");
+    limit(a.req, a.res, 300);
+    limit(a.req, a.res, 300);
+    limit(a.req, a.res, 300);
+    expect(a.headers.get("ratelimit")).toBe("limit=1000, remaining=100, reset=10");
+    expect(() => limit(a.req, a.res, 300)).toThrow(HttpError);
   });
 });

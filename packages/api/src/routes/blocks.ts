@@ -2,7 +2,7 @@
 import { AnchordError, ErrorCode, blockToJson } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
 import { HttpError, LtoCode } from "../http.js";
-import { MAX_BLOCK_SEQUENCE, MAX_BLOCK_SEQUENCE_TRANSACTIONS, parseHeight, parseId } from "../params.js";
+import { MAX_BLOCK_SEQUENCE, MAX_BLOCK_SEQUENCE_TRANSACTIONS, READ_COST, blockSequenceCost, parseHeight, parseId } from "../params.js";
 import { errorDoc, json, type ParamDoc, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 
@@ -43,6 +43,8 @@ async function blockJsonAt(backend: ApiBackend, height: number): Promise<Record<
   return blockToJson(block, height);
 }
 
+const blockCost = (): number => READ_COST.block;
+
 const heightParam = (description: string): ParamDoc => ({ description, schema: { type: "integer", minimum: 1 }, example: "1" });
 
 export const blockRoutes: RouteDef[] = [
@@ -59,6 +61,7 @@ export const blockRoutes: RouteDef[] = [
     method: "get",
     path: "/blocks/last",
     operationId: "lastBlock",
+    cost: blockCost,
     tag: "blocks",
     summary: "The last block",
     responses: { 200: { description: "Block with its transactions", schema: ref("Block"), example: EXAMPLE_BLOCK } },
@@ -68,6 +71,7 @@ export const blockRoutes: RouteDef[] = [
     method: "get",
     path: "/blocks/at/:height",
     operationId: "blockAt",
+    cost: blockCost,
     tag: "blocks",
     summary: "The block at a height (genesis is 1)",
     params: { height: heightParam("Block height") },
@@ -82,6 +86,7 @@ export const blockRoutes: RouteDef[] = [
     method: "get",
     path: "/blocks/seq/:from/:to",
     operationId: "blockSequence",
+    cost: blockSequenceCost,
     tag: "blocks",
     summary: `Blocks from one height to another, inclusive (at most ${MAX_BLOCK_SEQUENCE})`,
     description:
@@ -114,6 +119,7 @@ export const blockRoutes: RouteDef[] = [
     method: "get",
     path: "/blocks/signature/:id",
     operationId: "blockById",
+    cost: blockCost,
     tag: "blocks",
     summary: "A block by its id",
     params: { id: { description: "Block id, base58", schema: { type: "string" }, example: EXAMPLE_BLOCK.id } },

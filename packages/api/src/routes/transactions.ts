@@ -1,6 +1,6 @@
 /** Already-signed transactions: broadcast, lookup, pool (LTO extras the client library calls). */
 import { AnchordError, ErrorCode, txFromJson, txToJson } from "@anchord/protocol";
-import { MAX_UNCONFIRMED_LISTED, parseId } from "../params.js";
+import { MAX_UNCONFIRMED_LISTED, READ_COST, parseId } from "../params.js";
 import { errorDoc, json, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 import { EXAMPLE_LEASE_JSON } from "./leasing.js";
@@ -55,6 +55,7 @@ export const transactionRoutes: RouteDef[] = [
     method: "get",
     path: "/transactions/unconfirmed",
     operationId: "unconfirmed",
+    cost: () => READ_COST.unconfirmed,
     tag: "transactions",
     summary: `Transactions in the node's pool (at most ${MAX_UNCONFIRMED_LISTED}, in pool order)`,
     responses: { 200: { description: "Pooled transactions", schema: ref("Transactions"), example: [EXAMPLE_LEASE_JSON] } },

@@ -1,0 +1,195 @@
+/**
+ * What one connection, one client address and the whole node may make the API hold in memory.
+ *
+ * Node's HTTP server parses every pipelined request it has read and runs its handler at once; the
+ * answers wait in memory, in order, until the client reads the ones before them. A client that
+ * writes thousands of `GET /blocks/seq/1/100` in one go and never reads would make the node build
+ * and hold every answer (it ran out of heap). The guard bounds that:
+ *
+ * - requests not yet answered per socket (`maxPipelined`), and their weight (`maxPipelinedCost`,
+ *   the routes' read costs: a request heavier than a lookup is served only when the socket has
+ *   little else outstanding): one more and the socket is closed, before the work is done;
+ * - answer bytes queued per socket (written but not yet taken by the kernel), per client address,
+ *   and per node: an answer that would go past a bound closes its socket instead of being queued
+ *   (small answers, up to `smallAnswerBytes`, are exempt from the client and node bounds, so a
+ *   flood by others never stops `/node/status`);
+ * - a socket whose queue is already past its bound when a new request arrives is closed before
+ *   any work is done for that request.
+ *
+ * Answer bytes count from the moment an answer is handed to the response until the response
+ * finishes (its last byte left for the kernel) or its socket closes.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { clientKey } from "./rateLimit.js";
+
+export interface AnswerLimits {
+  /** Requests received on one socket and not yet answered. */
+  readonly maxPipelined: number;
+  /**
+   * Summed route cost (`RouteDef.cost`) of the requests not yet answered on one socket; the first
+   * of them is always served, whatever it weighs.
+   */
+  readonly maxPipelinedCost: number;
+  /** Answer bytes queued on one socket. */
+  readonly maxSocketBytes: number;
+  /** Answer bytes queued for one client address (over all its sockets). */
+  readonly maxClientBytes: number;
+  /** Answer bytes queued in the whole node. */
+  readonly maxNodeBytes: number;
+  /** Answers up to this size are only held to the socket bounds. */
+  readonly smallAnswerBytes: number;
+}
+
+export const DEFAULT_ANSWER_LIMITS: AnswerLimits = Object.freeze({
+  maxPipelined: 16,
+  maxPipelinedCost: 100,
+  maxSocketBytes: 16 * 1024 * 1024,
+  maxClientBytes: 32 * 1024 * 1024,
+  maxNodeBytes: 96 * 1024 * 1024,
+  smallAnswerBytes: 64 * 1024,
+});
+
+interface SocketState {
+  readonly client: string;
+  pending: number;
+  cost: number;
+  bytes: number;
+}
+
+/** Counters of what the guard refused, for tests, metrics and logs. */
+export interface AnswerGuardStats {
+  pipelineClosed: number;
+  bytesClosed: number;
+  queuedBytes: number;
+}
+
+export class AnswerGuard {
+  readonly stats: AnswerGuardStats = { pipelineClosed: 0, bytesClosed: 0, queuedBytes: 0 };
+  private readonly sockets = new WeakMap<Socket, SocketState>();
+  private readonly clientBytes = new Map<string, number>();
+
+  constructor(readonly limits: AnswerLimits = DEFAULT_ANSWER_LIMITS) {}
+
+  private stateOf(socket: Socket): SocketState {
+    let s = this.sockets.get(socket);
+    if (s === undefined) {
+      const state: SocketState = { client: clientKey(socket.remoteAddress), pending: 0, cost: 0, bytes: 0 };
+      s = state;
+      this.sockets.set(socket, state);
+      // answers still queued when the socket goes are no longer held
+      socket.once("close", () => this.release(state, state.bytes));
+    }
+    return s;
+  }
+
+  private release(s: SocketState, bytes: number): void {
+    if (bytes <= 0) return;
+    s.bytes -= bytes;
+    this.stats.queuedBytes -= bytes;
+    const c = (this.clientBytes.get(s.client) ?? 0) - bytes;
+    if (c <= 0) this.clientBytes.delete(s.client);
+    else this.clientBytes.set(s.client, c);
+  }
+
+  /**
+   * Called for every request before any work: false when the socket was closed because it has
+   * too many unanswered requests or too many queued answer bytes.
+   */
+  admit(req: IncomingMessage, res: ServerResponse): boolean {
+    const socket = req.socket;
+    // requests parsed from a chunk that arrived before the socket was closed: no work for them
+    if (socket.destroyed) return false;
+    const s = this.stateOf(socket);
+    if (s.pending >= this.limits.maxPipelined || s.bytes >= this.limits.maxSocketBytes) {
+      this.stats.pipelineClosed++;
+      socket.destroy();
+      return false;
+    }
+    s.pending++;
+    guarded.set(res, this);
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      s.pending--;
+    };
+    res.once("finish", finish);
+    res.once("close", finish);
+    return true;
+  }
+
+  /**
+   * Weighs an admitted request by its route's cost: false (and its socket closed) when the socket
+   * already has work outstanding and this would take it past `maxPipelinedCost`.
+   */
+  charge(res: ServerResponse, cost: number): boolean {
+    const socket = res.socket ?? res.req.socket;
+    const s = this.stateOf(socket);
+    if (s.cost > 0 && s.cost + cost > this.limits.maxPipelinedCost) {
+      this.stats.pipelineClosed++;
+      socket.destroy();
+      return false;
+    }
+    s.cost += cost;
+    let held = true;
+    const done = (): void => {
+      if (!held) return;
+      held = false;
+      s.cost -= cost;
+    };
+    res.once("finish", done);
+    res.once("close", done);
+    return true;
+  }
+
+  /**
+   * Reserves `bytes` of answer for `res`: false (and its socket closed) when that would pass a
+   * bound. Released when the response finishes or its socket closes.
+   */
+  reserve(res: ServerResponse, bytes: number): boolean {
+    const socket = res.socket ?? res.req.socket;
+    const s = this.stateOf(socket);
+    const l = this.limits;
+    const small = bytes <= l.smallAnswerBytes;
+    const client = this.clientBytes.get(s.client) ?? 0;
+    if (
+      s.bytes + bytes > l.maxSocketBytes ||
+      (!small && (client + bytes > l.maxClientBytes || this.stats.queuedBytes + bytes > l.maxNodeBytes))
+    ) {
+      this.stats.bytesClosed++;
+      socket.destroy();
+      return false;
+    }
+    s.bytes += bytes;
+    this.stats.queuedBytes += bytes;
+    this.clientBytes.set(s.client, client + bytes);
+    let held = true;
+    const done = (): void => {
+      if (!held) return;
+      held = false;
+      // a closed socket released everything it still held at once
+      if (!socket.destroyed) this.release(s, bytes);
+    };
+    res.once("finish", done);
+    res.once("close", done);
+    return true;
+  }
+}
+
+const guarded = new WeakMap<ServerResponse, AnswerGuard>();
+
+/** Weighs `res`'s request with the guard that admitted it (see `AnswerGuard.charge`). */
+export function chargeAnswer(res: ServerResponse, cost: number): boolean {
+  const guard = guarded.get(res);
+  return guard === undefined ? true : guard.charge(res, cost);
+}
+
+/**
+ * Reserves room for an answer of `bytes` on `res` with the guard that admitted it (always true for
+ * responses no guard admitted, e.g. an app served by another server in a test).
+ */
+export function reserveAnswer(res: ServerResponse, bytes: number): boolean {
+  const guard = guarded.get(res);
+  return guard === undefined ? true : guard.reserve(res, bytes);
+}

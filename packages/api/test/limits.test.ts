@@ -1,0 +1,136 @@
+/**
+ * What one connection and one client can make the API do (issue: one pipelining connection took
+ * the node's heap; requests without the token used up the token holder's quota; Node's fetch could
+ * not read the 413). Real sockets on 127.0.0.1.
+ */
+import * as net from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { createApi, silentLogger, startApi, type ApiOptions, type RunningApi } from "../src/index.js";
+import type { AnswerLimits } from "../src/answerGuard.js";
+import { MemoryBackend } from "./memoryBackend.js";
+import { waitFor } from "../../../test/utils/wait.js";
+
+const TOKEN = "limits-test-token";
+const HASH = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824";
+
+const running: RunningApi[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((a) => a.close()));
+});
+
+async function serve(opts: ApiOptions, answerLimits?: AnswerLimits): Promise<RunningApi> {
+  const backend = new MemoryBackend();
+  for (let i = 0; i < 3; i++) backend.mine();
+  const api = await startApi(createApi(backend, { logger: silentLogger, ...opts }), { host: "127.0.0.1", port: 0, answerLimits });
+  running.push(api);
+  return api;
+}
+
+const sockets: net.Socket[] = [];
+afterEach(() => {
+  for (const s of sockets.splice(0)) s.destroy();
+});
+
+/**
+ * A socket that writes `count` requests in one go and never reads (a paused socket does not see
+ * the server's reset: the server's counters tell when it closed the connection).
+ */
+function pipeline(api: RunningApi, request: string, count: number): void {
+  const socket = net.connect(api.port, "127.0.0.1");
+  sockets.push(socket);
+  socket.pause();
+  socket.on("error", () => {});
+  socket.write(request.repeat(count));
+}
+
+const closedByGuard = (api: RunningApi): Promise<void> =>
+  waitFor("the guard closed the socket", () => api.guard.stats.pipelineClosed + api.guard.stats.bytesClosed > 0, 20_000);
+
+const seqRequest = "GET /blocks/seq/1/100 HTTP/1.1\r\nHost: x\r\n\r\n";
+
+describe("answer bounds per connection", () => {
+  it("serves a heavy request only when the socket has nothing else outstanding", async () => {
+    const api = await serve({ rateLimit: false });
+    // cheap lookups pipeline up to the count bound; block ranges (300 each) one at a time
+    pipeline(api, seqRequest, 3);
+    await closedByGuard(api);
+    expect(api.guard.stats.pipelineClosed).toBe(1);
+    const cheap = net.connect(api.port, "127.0.0.1");
+    sockets.push(cheap);
+    let answers = "";
+    cheap.on("data", (d: Buffer) => (answers += d.toString("latin1")));
+    cheap.write("GET /blocks/height HTTP/1.1\r\nHost: x\r\n\r\n".repeat(10));
+    await waitFor("ten answers", () => answers.split("HTTP/1.1 200").length - 1 === 10, 5_000);
+    expect(api.guard.stats.pipelineClosed).toBe(1);
+  });
+
+  it("closes a socket that pipelines more unanswered requests than the bound; others are served", async () => {
+    const api = await serve({ rateLimit: false });
+    pipeline(api, seqRequest, 2_000);
+    await closedByGuard(api);
+    expect(api.guard.stats.pipelineClosed).toBeGreaterThanOrEqual(1);
+    const status = await fetch(`${api.url}/node/status`);
+    expect(status.status).toBe(200);
+    await waitFor("queued answer bytes released", () => api.guard.stats.queuedBytes === 0, 5_000);
+  });
+
+  it("closes a socket whose unread answers pass the byte bound, and releases what it held", async () => {
+    const limits: AnswerLimits = { maxPipelined: 100_000, maxPipelinedCost: 1e9, maxSocketBytes: 256 * 1024, maxClientBytes: 1 << 30, maxNodeBytes: 1 << 30, smallAnswerBytes: 64 * 1024 };
+    const api = await serve({ rateLimit: false }, limits);
+    // each answer is ~2 KB: the kernel's buffers take the first few megabytes, then answers queue
+    pipeline(api, seqRequest, 20_000);
+    await closedByGuard(api);
+    await waitFor("queued answer bytes released", () => api.guard.stats.queuedBytes === 0, 5_000);
+    expect((await fetch(`${api.url}/node/status`)).status).toBe(200);
+  });
+
+  it("holds a client to its byte bound over all its sockets, but never refuses small answers", async () => {
+    const limits: AnswerLimits = { maxPipelined: 100_000, maxPipelinedCost: 1e9, maxSocketBytes: 1 << 30, maxClientBytes: 1024, maxNodeBytes: 1 << 30, smallAnswerBytes: 512 };
+    const api = await serve({ rateLimit: false }, limits);
+    pipeline(api, seqRequest, 5_000);
+    await closedByGuard(api);
+    expect(api.guard.stats.bytesClosed).toBeGreaterThanOrEqual(1);
+    expect((await fetch(`${api.url}/blocks/height`)).status).toBe(200);
+  });
+});
+
+describe("per-client budgets", () => {
+  it("requests without the token have their own budget: the token holder is still served", async () => {
+    const api = await serve({ apiToken: TOKEN, rateLimit: { windowMs: 60_000, max: 600, authFailures: 600 } });
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 650; i++) {
+      const r = await fetch(`${api.url}/hash`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ hash: HASH }) });
+      await r.arrayBuffer();
+      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+    }
+    expect(statuses.get(401)).toBe(600);
+    expect(statuses.get(429)).toBe(50);
+    const ok = await fetch(`${api.url}/hash`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ hash: HASH }) });
+    expect(ok.status).toBe(200);
+  });
+
+  it("weighs reads by route: a block range costs far more than a lookup", async () => {
+    const api = await serve({ rateLimit: { windowMs: 60_000, max: 600, readCost: 1_000 } });
+    const seq = async (): Promise<number> => (await fetch(`${api.url}/blocks/seq/1/100`)).status;
+    // 300 each: three fit into 1,000, the fourth does not
+    expect([await seq(), await seq(), await seq()]).toEqual([200, 200, 200]);
+    const limited = await fetch(`${api.url}/blocks/seq/1/100`);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).not.toBeNull();
+    expect(((await limited.json()) as { error: number }).error).toBe(0);
+  });
+});
+
+describe("bodies over the limit", () => {
+  it("a body declared far past the discard bound is answered 413 at once and the connection closed", async () => {
+    const api = await serve({ rateLimit: false });
+    const socket = net.connect(api.port, "127.0.0.1");
+    let answer = "";
+    socket.on("data", (d: Buffer) => (answer += d.toString("latin1")));
+    socket.on("error", () => {});
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    socket.write(`POST /hash HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${1 << 30}\r\n\r\n{"hash":`);
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+  });
+});

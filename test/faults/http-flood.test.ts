@@ -1,0 +1,122 @@
+/**
+ * One connection must not bring a node down. A real node process (rate limits off, so the answer
+ * bounds alone must hold) with blocks full of transactions is flooded, route by route, on every
+ * heavy read route: each attacker socket writes 20,000 pipelined requests in one go (~840 KiB for
+ * `GET /blocks/seq/1/100`); half of the sockets read their answers, half never do. Throughout, the
+ * node must answer `/node/status` on another connection, its RSS must stay under the memory target
+ * (400 MB), and it must keep forging. Then a 3 MiB `POST /hash` sent with Node's own fetch must
+ * receive the 413 JSON answer (it got a reset, "fetch failed", while the node closed the
+ * connection under a client still sending).
+ */
+import { readFileSync } from "node:fs";
+import * as net from "node:net";
+import { afterAll, describe, expect, it, onTestFailed } from "vitest";
+import { field, getJson } from "./utils/http.js";
+import { clusterLoad } from "./utils/load.js";
+import { FaultCluster, sleep, waitUntil } from "./utils/procs.js";
+import { recordResult } from "./utils/results.js";
+
+const MEMORY_TARGET_MB = 400;
+const PIPELINED = 20_000;
+const SOCKETS_PER_ROUTE = 4;
+const FLOOD_MS_PER_ROUTE = 4_000;
+
+let cluster: FaultCluster | undefined;
+let keep = false;
+afterAll(async () => {
+  await cluster?.destroy(keep);
+  if (keep && cluster) process.stdout.write(`http-flood: logs and data kept in ${cluster.root}\n`);
+});
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Math.round(Number(m[1]) / 1024) : 0;
+}
+
+/** Writes `count` pipelined GETs of `path` in one go; reads (and drops) the answers if `read`. */
+function attacker(port: number, path: string, count: number, read: boolean): net.Socket {
+  const socket = net.connect(port, "127.0.0.1");
+  socket.on("error", () => {});
+  if (read) socket.on("data", () => {});
+  else socket.pause();
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`.repeat(count));
+  return socket;
+}
+
+describe("HTTP floods from one client", () => {
+  it("pipelined floods of every heavy read route neither crash the node nor pass its memory target", async () => {
+    onTestFailed(() => {
+      keep = true;
+    });
+    const started = Date.now();
+    cluster = await FaultCluster.create({ name: "flood", nodes: 1, blockDelayMs: 1000, users: 4 });
+    const c = cluster;
+    const node = c.nodes[0]!;
+    await node.start();
+    // blocks worth reading: a few seconds of transfers and anchors
+    const load = clusterLoad(c, { targets: () => [node], transfers: 600, hashes: 100, leases: 0, maxDurationMs: 8_000 });
+    await load.runFor(6_000);
+    await load.stop();
+    await waitUntil("pool drained into blocks", async () => ((await node.status())?.poolSize ?? 1) === 0, 60_000);
+    const status = await node.status();
+    expect(status).toBeDefined();
+    const height = status!.blockchainHeight;
+    const lastId = status!.lastBlockId;
+    const pid = node.child!.pid!;
+    const routes = ["/blocks/seq/1/100", `/blocks/seq/${Math.max(1, height - 99)}/${height}`, "/blocks/last", `/blocks/at/${height}`, `/blocks/signature/${lastId}`, "/transactions/unconfirmed", "/api-docs/openapi.json"];
+
+    const figures: Record<string, { maxRssMb: number; statusChecks: number; statusFailures: number }> = {};
+    const baselineRssMb = rssMb(pid);
+    let maxRss = baselineRssMb;
+    for (const route of routes) {
+      const sockets = Array.from({ length: SOCKETS_PER_ROUTE }, (_, i) => attacker(node.apiPort, route, PIPELINED, i % 2 === 0));
+      const f = { maxRssMb: 0, statusChecks: 0, statusFailures: 0 };
+      const until = Date.now() + FLOOD_MS_PER_ROUTE;
+      while (Date.now() < until) {
+        const r = await getJson(node.endpoint, "/node/status", 5_000);
+        f.statusChecks++;
+        if (r.status !== 200) {
+          f.statusFailures++;
+          process.stdout.write(`status check failed during ${route}: ${r.status} ${r.error ?? ""}\n`);
+        }
+        f.maxRssMb = Math.max(f.maxRssMb, rssMb(pid));
+        await sleep(100);
+      }
+      for (const s of sockets) s.destroy();
+      figures[route] = f;
+      maxRss = Math.max(maxRss, f.maxRssMb);
+      expect(node.running, `node alive after flooding ${route}`).toBe(true);
+      expect(f.statusFailures, `/node/status failures while flooding ${route}`).toBe(0);
+      expect(f.maxRssMb, `RSS while flooding ${route}`).toBeLessThan(MEMORY_TARGET_MB);
+    }
+    // and it kept forging
+    await waitUntil("a block after the floods", async () => ((await node.status())?.blockchainHeight ?? 0) > height, 30_000);
+
+    // a 3 MiB body from Node's fetch gets the 413 answer, every time
+    const answers: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await fetch(`http://127.0.0.1:${node.apiPort}/hash`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ hash: "00".repeat(32), padding: "x".repeat(3 * 1024 * 1024) }),
+      }).catch((e: unknown) => e as Error);
+      if (r instanceof Error) answers.push(0);
+      else {
+        const body = (await r.json()) as Record<string, unknown>;
+        expect(typeof field(body as never, "message")).toBe("string");
+        answers.push(r.status);
+      }
+    }
+    expect(answers).toEqual(new Array(10).fill(413));
+
+    recordResult("http-flood", {
+      promise: "pipelined floods of every heavy read route from one client never crash the node nor take it past 400 MB; a 3 MiB body gets the 413",
+      faults: { "pipelined flood socket": routes.length * SOCKETS_PER_ROUTE, "oversized body": 10 },
+      pipelinedPerSocket: PIPELINED,
+      baselineRssMb,
+      maxRssMb: maxRss,
+      byRoute: figures,
+      durationMs: Date.now() - started,
+    });
+  });
+});
