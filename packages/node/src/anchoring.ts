@@ -1,16 +1,23 @@
 /**
  * The anchoring batcher behind `POST /hash`: concurrent requests are gathered into anchor
- * transactions of up to 100 hashes, signed by the wallet's primary account, and admitted to the
- * pool (durably) before any request is answered. A hash that is already anchored on chain or
- * pending in the pool is answered with the existing transaction and creates nothing new.
+ * transactions of up to 100 hashes, signed by the wallet's primary account, admitted to the pool
+ * and recorded in the anchor journal (both durably) before any request is answered. A hash already
+ * in a block, or pending in an anchor transaction this node signed, is answered with that
+ * transaction and creates nothing new; a hash pending only in someone else's transaction is
+ * anchored anew: a 200 is a promise the node must be able to keep by itself.
+ *
+ * Keeping it: the journal (anchorJournal.ts) holds every acknowledgement until its block is final;
+ * after every change of the chain or the pool, and at start, `sweep` anchors anew the hashes of
+ * every journaled transaction that is neither in the pool nor on the chain.
  *
  * Flushing: the first hash of a batch starts a timer; the batch closes after `lingerMs` (or at 100
  * hashes) and is signed and written at once, while the next batch gathers (the pool merges
  * concurrent writes into one fsync). When idle a request waits ~lingerMs.
  */
 import { toHex } from "@anchord/crypto";
-import { AnchordError, ErrorCode, createTx, minFee, signTx, type AnchorTx, type SignedTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, createTx, minFee, signTx, type AnchorTx } from "@anchord/protocol";
 import type { Ledger } from "@anchord/state";
+import type { AnchorJournal } from "./anchorJournal.js";
 import type { TxPool } from "./pool.js";
 import type { Wallet } from "./wallet.js";
 import type { Logger } from "./logger.js";
@@ -30,7 +37,11 @@ export class AnchorBatcher {
   private timer: NodeJS.Timeout | undefined;
   /** Batches being signed and written. */
   private readonly submitting = new Set<Promise<void>>();
-  private lastTimestamp = 0;
+  /** Ids of signed transactions between signing and their durable admission. */
+  private readonly signing = new Set<string>();
+  private sweeping: Promise<void> | undefined;
+  private sweepAgain = false;
+  private closed = false;
   /** Called with each anchor transaction once it is durably pooled (the node gossips it at once). */
   onPooled: ((tx: AnchorTx) => void) | undefined;
 
@@ -38,35 +49,26 @@ export class AnchorBatcher {
     private readonly ledger: Ledger,
     private readonly pool: TxPool,
     private readonly wallet: Wallet,
+    private readonly journal: AnchorJournal,
+    /** Runs `fn` while the chain changes nothing (the chain's mutex). */
+    private readonly exclusive: <T>(fn: () => Promise<T>) => Promise<T>,
     private readonly logger: Logger,
     private readonly lingerMs = 1,
     private readonly now: () => number = Date.now,
   ) {
-    pool.onRemoved((txs) => this.reanchorDropped(txs));
+    pool.onRemoved(() => this.requestSweep());
   }
 
-  /**
-   * An acknowledged anchor is a promise: when one of our own anchor transactions leaves the pool
-   * without reaching the chain (evicted, or invalid after a reorg or a long outage), its hashes
-   * are anchored again in a new transaction.
-   */
-  private reanchorDropped(txs: readonly SignedTx[]): void {
-    const own = new Set(this.wallet.addresses());
-    for (const tx of txs) {
-      if (tx.type !== 15 || !own.has(tx.sender) || this.ledger.getTransaction(tx.id)) continue;
-      const missing = tx.anchors.filter((a) => !this.ledger.anchor(a) && !this.pool.pendingAnchor(a));
-      if (!missing.length) continue;
-      this.logger.warn({ txId: tx.id, anchors: missing.length }, "Anchor transaction dropped from the pool; anchoring its hashes again");
-      for (const hash of missing) this.anchor(hash).catch((e) => this.logger.error({ err: e instanceof Error ? e.message : String(e) }, "Re-anchoring failed"));
-    }
+  private isFinal(height: number): boolean {
+    return height <= this.ledger.height - this.ledger.config.maxRollback;
   }
 
   /** Resolves with the id of the (new or existing) transaction anchoring `hash`. */
   anchor(hash: Uint8Array): Promise<string> {
     const onChain = this.ledger.anchor(hash);
-    if (onChain) return Promise.resolve(onChain.txId);
+    if (onChain) return this.acknowledgeOnChain(hash, onChain.txId, onChain.height);
     const pending = this.pool.pendingAnchor(hash);
-    if (pending) return Promise.resolve(pending);
+    if (pending !== undefined && this.journal.own.has(pending)) return Promise.resolve(pending);
     const key = toHex(hash);
     const existing = this.inflight.get(key);
     if (existing) return existing;
@@ -79,6 +81,72 @@ export class AnchorBatcher {
     );
     this.schedule();
     return p;
+  }
+
+  /** An answer staked on a transaction in a block: journaled unless final or our own. */
+  private async acknowledgeOnChain(hash: Uint8Array, txId: string, height: number): Promise<string> {
+    if (!this.isFinal(height) && !this.journal.own.has(txId)) await this.journal.recordForeign(hash, txId);
+    return txId;
+  }
+
+  /** Asks for a sweep (one at a time; a request during a sweep runs another after it). */
+  requestSweep(): void {
+    if (this.closed) return;
+    if (this.sweeping) {
+      this.sweepAgain = true;
+      return;
+    }
+    this.sweeping = this.sweep()
+      .catch((e: unknown) => this.logger.error({ err: e instanceof Error ? e.message : String(e) }, "Anchor journal sweep failed"))
+      .finally(() => {
+        this.sweeping = undefined;
+        if (this.sweepAgain) {
+          this.sweepAgain = false;
+          this.requestSweep();
+        }
+      });
+  }
+
+  /**
+   * Forgets journal entries that are final; anchors anew the hashes of journaled transactions
+   * that are neither pooled nor on chain. What is lost is decided while the chain is still (a
+   * reorganisation holds its transactions outside both for a moment).
+   */
+  private async sweep(): Promise<void> {
+    const { finalOwn, finalForeign, lostOwn, lostForeign } = await this.exclusive(async () => {
+      const out = { finalOwn: [] as string[], finalForeign: [] as string[], lostOwn: [] as string[], lostForeign: [] as { hex: string; hash: Uint8Array }[] };
+      for (const id of this.journal.own.keys()) {
+        const h = this.ledger.transactionHeight(id);
+        if (h !== undefined) {
+          if (this.isFinal(h)) out.finalOwn.push(id);
+        } else if (!this.pool.has(id) && !this.signing.has(id)) out.lostOwn.push(id);
+      }
+      for (const [hex, f] of this.journal.foreign) {
+        const loc = this.ledger.anchor(f.hash);
+        if (loc !== undefined) {
+          if (this.isFinal(loc.height)) out.finalForeign.push(hex);
+        } else out.lostForeign.push({ hex, hash: f.hash });
+      }
+      return out;
+    });
+    await this.journal.forget(finalOwn, finalForeign);
+    for (const id of lostOwn) {
+      const hashes = await this.journal.hashesOf(id);
+      this.logger.warn({ txId: id, anchors: hashes.length }, "Acknowledged anchor transaction left the pool and the chain; anchoring its hashes again");
+      if (await this.reanchor(hashes)) await this.journal.forget([id], []);
+    }
+    for (const f of lostForeign) {
+      this.logger.warn({ hash: f.hex }, "Acknowledged hash left the chain with someone else's transaction; anchoring it again");
+      if (await this.reanchor([f.hash])) await this.journal.forget([], [f.hex]);
+    }
+  }
+
+  /** Anchors `hashes` again (each reuses what now holds it); true once every one is held again. */
+  private async reanchor(hashes: readonly Uint8Array[]): Promise<boolean> {
+    const results = await Promise.allSettled(hashes.map((h) => this.anchor(h)));
+    const failed = results.filter((r) => r.status === "rejected");
+    if (failed.length) this.logger.error({ failed: failed.length, err: String((failed[0] as PromiseRejectedResult).reason) }, "Re-anchoring failed; trying again after the next block");
+    return failed.length === 0;
   }
 
   private schedule(): void {
@@ -111,9 +179,8 @@ export class AnchorBatcher {
 
   private async submit(batch: Waiter[]): Promise<void> {
     const account = this.wallet.primary()!;
-    // Timestamps strictly increase so two batches never collide on an id.
-    const timestamp = Math.max(this.now(), this.lastTimestamp + 1);
-    this.lastTimestamp = timestamp;
+    const timestamp = this.wallet.timestampFor(account, this.now());
+    let signedId: string | undefined;
     try {
       const unsigned = createTx(
         { type: 15, timestamp, fee: 0n, senderPublicKey: account.keyPair.publicKey, anchors: batch.map((w) => w.hash) },
@@ -126,18 +193,31 @@ export class AnchorBatcher {
       );
       // signed here a moment ago: the pool need not verify it again
       this.pool.verified.add(tx);
-      await this.pool.add(tx);
+      signedId = tx.id;
+      this.signing.add(tx.id);
+      const hashes = batch.map((w) => w.hash);
+      const [pooled, journaled] = await Promise.allSettled([this.pool.add(tx), this.journal.recordOwn(tx.id, hashes)]);
+      if (pooled.status === "rejected" || journaled.status === "rejected") {
+        // not acknowledged: nothing of it may be kept to be anchored later
+        if (journaled.status === "fulfilled") await this.journal.forget([tx.id], []).catch(() => undefined);
+        throw pooled.status === "rejected" ? pooled.reason : (journaled as PromiseRejectedResult).reason;
+      }
       this.onPooled?.(tx);
       this.logger.debug({ txId: tx.id, anchors: batch.length }, "Anchor transaction pooled");
       for (const w of batch) w.resolve(tx.id);
     } catch (e) {
       this.logger.warn({ err: e instanceof Error ? e.message : String(e), anchors: batch.length }, "Anchor batch failed");
       for (const w of batch) w.reject(e);
+    } finally {
+      if (signedId !== undefined) this.signing.delete(signedId);
     }
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.flush();
     await Promise.all(this.submitting);
+    await this.sweeping;
+    await this.journal.close();
   }
 }

@@ -52,7 +52,7 @@ export class NodeBackend implements ApiBackend {
   async signLease(req: LeaseRequest): Promise<LeaseTx> {
     const account = this.account(req.sender);
     const config = this.config;
-    const fields = { type: 8 as const, timestamp: Date.now(), fee: req.fee ?? config.minFees.lease, senderPublicKey: account.keyPair.publicKey, recipient: req.recipient, amount: req.amount };
+    const fields = { type: 8 as const, timestamp: this.node.wallet.timestampFor(account), fee: req.fee ?? config.minFees.lease, senderPublicKey: account.keyPair.publicKey, recipient: req.recipient, amount: req.amount };
     const tx = signTx(createTx(fields, config.chainIdByte) as LeaseTx, account.keyPair);
     await this.node.submit(tx);
     return tx;
@@ -61,7 +61,7 @@ export class NodeBackend implements ApiBackend {
   async signCancel(req: CancelLeaseRequest): Promise<CancelLeaseTx> {
     const account = this.account(req.sender);
     const config = this.config;
-    const fields = { type: 9 as const, timestamp: Date.now(), fee: req.fee ?? config.minFees.cancelLease, senderPublicKey: account.keyPair.publicKey, leaseId: req.leaseId };
+    const fields = { type: 9 as const, timestamp: this.node.wallet.timestampFor(account), fee: req.fee ?? config.minFees.cancelLease, senderPublicKey: account.keyPair.publicKey, leaseId: req.leaseId };
     const tx = signTx(createTx(fields, config.chainIdByte) as CancelLeaseTx, account.keyPair);
     await this.node.submit(tx);
     return tx;

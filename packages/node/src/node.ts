@@ -10,6 +10,7 @@ import { Ledger } from "@anchord/state";
 import { Network } from "@anchord/network";
 import { createApi, startApi } from "@anchord/api";
 import { AnchorBatcher } from "./anchoring.js";
+import { AnchorJournal } from "./anchorJournal.js";
 import { NodeBackend } from "./backend.js";
 import { Chain } from "./chain.js";
 import { Generator } from "./generator.js";
@@ -73,13 +74,16 @@ export class Node {
       const pool = await TxPool.open(ledger, { dir: join(opts.dataDir, "pool"), maxSize: opts.poolMaxSize ?? defaultNodeOptions.poolMaxSize }, log.child({ module: "pool" }));
       const chain = new Chain(ledger, pool, log.child({ module: "chain" }));
       const metrics = new NodeMetrics();
-      const anchoring = new AnchorBatcher(ledger, pool, wallet, log.child({ module: "anchoring" }));
+      const journal = await AnchorJournal.open(join(opts.dataDir, "anchor-journal"));
+      const anchoring = new AnchorBatcher(ledger, pool, wallet, journal, (fn) => chain.exclusive(fn), log.child({ module: "anchoring" }));
       node = new Node(opts, log, ledger, wallet, pool, chain, metrics, anchoring);
       const created = node;
       // acknowledged anchors leave at once, not only with the periodic rebroadcast
       anchoring.onPooled = (tx) => created.queueGossip(tx);
       await node.startServices();
       node.status = "running";
+      // what was acknowledged before a stop or a crash and is now neither pooled nor on chain
+      anchoring.requestSweep();
       log.info(
         { height: ledger.height, chainId: ledger.config.chainId, wallet: wallet.addresses(), api: node.apiUrl ?? null, peerId: node.network?.peerId ?? null, p2p: node.network?.multiaddrs() ?? [] },
         "Node started",
@@ -105,10 +109,12 @@ export class Node {
         metrics.txsApplied.inc(block.transactions.length);
         this.updateGauges();
         this.generator?.reschedule();
+        this.anchoring.requestSweep();
       },
       onReorg: () => {
         metrics.reorgs.inc();
         this.generator?.reschedule();
+        this.anchoring.requestSweep();
       },
       onReturned: (txs) => {
         for (const tx of txs) this.queueGossip(tx);

@@ -56,6 +56,7 @@ export function openSeeds(file: EncryptedFile, password: string): string[] {
 export class Wallet {
   readonly accounts: readonly WalletAccount[];
   private readonly byAddress: Map<string, WalletAccount>;
+  private readonly lastTimestamps = new Map<string, number>();
 
   constructor(seeds: readonly string[], chainId: number) {
     this.accounts = seeds.map((seed) => {
@@ -71,6 +72,17 @@ export class Wallet {
 
   addresses(): string[] {
     return this.accounts.map((a) => a.address);
+  }
+
+  /**
+   * The timestamp for the next transaction `account` signs: `now`, or one millisecond after the
+   * last one it signed. Every transaction the node signs for a request is its own, even for two
+   * identical requests in the same millisecond (same body, same id otherwise).
+   */
+  timestampFor(account: WalletAccount, now: number = Date.now()): number {
+    const t = Math.max(now, (this.lastTimestamps.get(account.address) ?? 0) + 1);
+    this.lastTimestamps.set(account.address, t);
+    return t;
   }
 
   /** The account that signs the node's own anchor transactions. */

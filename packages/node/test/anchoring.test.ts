@@ -1,20 +1,25 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import { AnchorBatcher } from "../src/anchoring.js";
+import { AnchorJournal } from "../src/anchorJournal.js";
 import { TxPool } from "../src/pool.js";
 import { Wallet } from "../src/wallet.js";
 import { silentLogger } from "../src/logger.js";
 import { acct, CHAIN, cleanup, genesisFor, openLedger, tempDir } from "./helpers.js";
+import { waitFor } from "../../../test/utils/wait.js";
 
 afterEach(cleanup);
 const node = acct("anchoring wallet");
+const unlocked = <T>(fn: () => Promise<T>): Promise<T> => fn();
 
 describe("AnchorBatcher", () => {
   it("batches concurrent hashes into transactions of at most 100, idempotently", async () => {
     const ledger = await openLedger(genesisFor([[node, 10_000n]]));
     const pool = await TxPool.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 1000 }, silentLogger());
-    const batcher = new AnchorBatcher(ledger, pool, new Wallet([node.seed], CHAIN), silentLogger());
+    const journal = await AnchorJournal.open(join(tempDir(), "journal"));
+    const batcher = new AnchorBatcher(ledger, pool, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
     const hashes = Array.from({ length: 250 }, () => new Uint8Array(randomBytes(32)));
     const ids = await Promise.all(hashes.map((h) => batcher.anchor(h)));
     const txs = pool.all();
@@ -37,8 +42,39 @@ describe("AnchorBatcher", () => {
   it("refuses when the node has no wallet account", async () => {
     const ledger = await openLedger(genesisFor([[node, 10_000n]]));
     const pool = await TxPool.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 10 }, silentLogger());
-    const batcher = new AnchorBatcher(ledger, pool, new Wallet([], CHAIN), silentLogger());
+    const batcher = new AnchorBatcher(ledger, pool, new Wallet([], CHAIN), await AnchorJournal.open(join(tempDir(), "journal")), unlocked, silentLogger());
     await expect(batcher.anchor(new Uint8Array(32))).rejects.toMatchObject({ code: "SENDER_NOT_IN_WALLET" });
+    await batcher.close();
+    await pool.close();
+    await ledger.close();
+  });
+
+  it("anchors again, at start, an acknowledged hash whose transaction is neither pooled nor on chain", async () => {
+    const dir = tempDir();
+    const genesis = genesisFor([[node, 10_000n]]);
+    let ledger = await openLedger(genesis, join(dir, "chain"));
+    let pool = await TxPool.open(ledger, { dir: join(dir, "pool"), maxSize: 100 }, silentLogger());
+    let journal = await AnchorJournal.open(join(dir, "journal"));
+    let batcher = new AnchorBatcher(ledger, pool, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
+    const hash = new Uint8Array(randomBytes(32));
+    const first = await batcher.anchor(hash);
+    expect([...journal.own.keys()]).toEqual([first]);
+    await batcher.close();
+    await pool.close();
+    await ledger.close();
+    // the pool lost it (e.g. it no longer applied when the node came back)
+    rmSync(join(dir, "pool"), { recursive: true, force: true });
+    ledger = await openLedger(genesis, join(dir, "chain"));
+    pool = await TxPool.open(ledger, { dir: join(dir, "pool"), maxSize: 100 }, silentLogger());
+    journal = await AnchorJournal.open(join(dir, "journal"));
+    batcher = new AnchorBatcher(ledger, pool, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
+    expect(pool.pendingAnchor(hash)).toBeUndefined();
+    batcher.requestSweep();
+    await waitFor("hash pending again", () => pool.pendingAnchor(hash) !== undefined, 5_000);
+    const again = pool.pendingAnchor(hash)!;
+    expect(again).not.toBe(first);
+    await waitFor("old entry forgotten", () => !journal.own.has(first) && journal.own.has(again), 5_000);
+    await batcher.close();
     await pool.close();
     await ledger.close();
   });

@@ -39,8 +39,8 @@ export function genesisFor(balances: [Acct, bigint][]): Genesis {
   };
 }
 
-export async function openLedger(genesis: Genesis): Promise<Ledger> {
-  return Ledger.open({ dataDir: tempDir(), genesis });
+export async function openLedger(genesis: Genesis, dataDir: string = tempDir()): Promise<Ledger> {
+  return Ledger.open({ dataDir, genesis });
 }
 
 export function signed(a: Acct, fields: Omit<UnsignedTxFields, "senderPublicKey" | "timestamp"> & { timestamp?: number }): SignedTx {

@@ -216,8 +216,15 @@ export class Ledger {
   }
 
   hasTransaction(id: string): boolean {
+    return this.transactionHeight(id) !== undefined;
+  }
+
+  /** Height of the block that holds transaction `id`, without decoding it. */
+  transactionHeight(id: string): number | undefined {
     const v = this.txRecord(id);
-    return v !== undefined && readU32(v) <= this.tip;
+    if (v === undefined) return undefined;
+    const h = readU32(v);
+    return h <= this.tip ? h : undefined;
   }
 
   // ---- state ----------------------------------------------------------------------------------
