@@ -106,6 +106,22 @@ describe("help and usage errors", () => {
     expect(existsSync(join(dir, "n"))).toBe(false);
   });
 
+  it("a blank API token, or one with blanks at its ends, is refused before anything starts", () => {
+    const dir = tmp();
+    const genesisPath = join(dir, "genesis.json");
+    expect(run(["genesis", "--balance", `${ACCOUNTS[0]!.address}=${String(ACCOUNTS[0]!.balance)}`, "--out", genesisPath]).code).toBe(0);
+    for (const token of [" ", "", "\t", " secret"]) {
+      const r = run(["start", "--genesis", genesisPath, "--data-dir", join(dir, "n"), "--api-host", "0.0.0.0", "--api-token", token]);
+      expect(r.code, JSON.stringify(token)).not.toBe(0);
+      expect(r.stderr).toMatch(/--api-token: the API token must not (be empty or only blanks|begin or end with blanks)/);
+      expect(existsSync(join(dir, "n"))).toBe(false);
+    }
+    const d = run(["devnet", "--data-root", join(dir, "devnet"), "--api-token", " "]);
+    expect(d.code).not.toBe(0);
+    expect(d.stderr).toContain("--api-token: the API token must not be empty or only blanks");
+    expect(existsSync(join(dir, "devnet"))).toBe(false);
+  });
+
   it("start with a genesis file that does not exist names the file", () => {
     const dir = tmp();
     const r = run(["start", "--genesis", join(dir, "nope.json"), "--data-dir", join(dir, "n")]);

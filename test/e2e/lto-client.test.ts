@@ -190,7 +190,7 @@ describe("@ltonetwork/lto against a running anchord devnet", () => {
     expect(await lto.getBalance(account)).toBe(final);
   });
 
-  it("older versions, ECDSA keys and sponsorship, as the library builds them, on a node the library did not submit to", async () => {
+  it("versions without a chain id refused with a clear 400; ECDSA keys, a v2 cancel and sponsorship, as the library builds them, on a node the library did not submit to", async () => {
     const k1 = lto.account({ keyType: "secp256k1" });
     const r1 = lto.account({ keyType: "secp256r1" });
     const e = lto.account();
@@ -203,32 +203,42 @@ describe("@ltonetwork/lto against a running anchord devnet", () => {
       return out;
     };
 
-    // funding: a v2 transfer to the ed25519 account, v3 to the ECDSA ones
-    const toE = new Transfer(e.address, 100 * UNIT);
-    toE.version = 2;
-    const funding = [toE.signWith(faucet), new Transfer(k1.address, 100 * UNIT).signWith(faucet), new Transfer(r1.address, 100 * UNIT).signWith(faucet)];
+    // The devnet refuses versions whose body names no chain (transfer v2, lease v2, anchor v1: they
+    // could be replayed from another network), with a 400 that says which version to use
+    const refused = async (tx: SdkTx): Promise<void> => {
+      await expect(tx.broadcastTo(node1)).rejects.toMatchObject({ data: { message: expect.stringContaining("use version 3") } });
+    };
+    const v2Transfer = new Transfer(e.address, 100 * UNIT);
+    v2Transfer.version = 2;
+    await refused(v2Transfer.signWith(faucet));
+
+    // funding: v3 transfers to the three accounts
+    const funding = [new Transfer(e.address, 100 * UNIT).signWith(faucet), new Transfer(k1.address, 100 * UNIT).signWith(faucet), new Transfer(r1.address, 100 * UNIT).signWith(faucet)];
     // the library's ECDSA accounts sign through ecdsaSigner (see there)
     const k1s = ecdsaSigner(k1);
     const r1s = ecdsaSigner(r1);
     const funded = [];
     for (const t of funding) funded.push(await send(t));
     for (const t of funded) await confirmedOn(url1, t.id!);
-    expect((await getJson<Obj>(`${url1}/transactions/info/${funded[0]!.id!}`))["version"]).toBe(2);
+    expect((await getJson<Obj>(`${url1}/transactions/info/${funded[0]!.id!}`))["version"]).toBe(3);
 
-    // secp256k1 sends, secp256r1 leases and cancels, the ed25519 account uses v2 lease / cancel and a v1 anchor
+    // secp256k1 sends, secp256r1 leases and cancels, the ed25519 account a v3 lease with a v2 cancel
+    // (its body names the chain) and a v3 anchor after its v1 anchor is refused
     const k1Transfer = await send(new Transfer(e.address, 10 * UNIT).signWith(k1s));
     const r1Lease = await send(new Lease(wallet2, 20 * UNIT).signWith(r1s));
     const r1Cancel = await send(new CancelLease(r1Lease.id!).signWith(r1s));
-    const eLease = new Lease(wallet2, 5 * UNIT);
-    eLease.version = 2;
-    const eLeaseSent = await send(eLease.signWith(e));
+    const v2Lease = new Lease(wallet2, 5 * UNIT);
+    v2Lease.version = 2;
+    await refused(v2Lease.signWith(e));
+    const eLeaseSent = await send(new Lease(wallet2, 5 * UNIT).signWith(e));
     const eCancel = new CancelLease(eLeaseSent.id!);
     eCancel.version = 2;
     const eCancelSent = await send(eCancel.signWith(e));
     const digest = new Uint8Array(createHash("sha256").update(`v1 anchor ${e.address}`).digest());
     const v1 = new Anchor(digest);
     v1.version = 1;
-    const v1Sent = await send(v1.signWith(e));
+    await refused(v1.signWith(e));
+    const v1Sent = await send(new Anchor(digest).signWith(e));
     // the faucet sponsors (pays the fee of) an anchor by the secp256k1 account
     const digest2 = new Uint8Array(createHash("sha256").update(`sponsored anchor ${k1.address}`).digest());
     const sponsored = await send(new Anchor(digest2).signWith(k1s).sponsorWith(faucet));
@@ -239,9 +249,9 @@ describe("@ltonetwork/lto against a running anchord devnet", () => {
     const info = async (t: SdkTx): Promise<Obj> => getJson<Obj>(`${url1}/transactions/info/${t.id!}`);
     expect(await info(k1Transfer)).toMatchObject({ version: 3, senderKeyType: "secp256k1", senderPublicKey: k1.publicKey, sender: k1.address });
     expect(await info(r1Lease)).toMatchObject({ senderKeyType: "secp256r1", status: "canceled" });
-    expect(await info(eLeaseSent)).toMatchObject({ version: 2, status: "canceled" });
+    expect(await info(eLeaseSent)).toMatchObject({ version: 3, status: "canceled" });
     expect(await info(eCancelSent)).toMatchObject({ version: 2, leaseId: eLeaseSent.id });
-    expect(await info(v1Sent)).toMatchObject({ version: 1, anchors: [base58Encode(digest)] });
+    expect(await info(v1Sent)).toMatchObject({ version: 3, anchors: [base58Encode(digest)] });
     expect(await info(sponsored)).toMatchObject({ sponsor: faucet.address, sponsorKeyType: "ed25519", senderKeyType: "secp256k1" });
     const rec = await getJson<{ chainpoint: Obj }>(`${url1}/hash/${toHex(digest)}`);
     expect(rec.chainpoint["anchors"]).toEqual([{ type: `${devnet.description.network}DataTransaction`, sourceId: v1Sent.id }]);

@@ -5,6 +5,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { AnchordError, ErrorCode } from "@anchord/protocol";
 import { HttpError, LtoCode } from "./http.js";
 
 const digest = (s: string): Buffer => createHash("sha256").update(s, "utf8").digest();
@@ -24,11 +25,27 @@ function bearerToken(header: string): string | undefined {
   return header.slice(scheme[0].length, end);
 }
 
+/**
+ * Why `token` cannot serve as the API token, or undefined when it can. A token no request can
+ * present (empty, blank, with blanks at either end, which HTTP strips from header values, or
+ * with control characters, which no header may carry) would lock every wallet route while the
+ * API listens on other interfaces.
+ */
+export function apiTokenProblem(token: string): string | undefined {
+  if (token.trim().length === 0) return "the API token must not be empty or only blanks";
+  if (token.trim() !== token) return "the API token must not begin or end with blanks (HTTP strips them from headers)";
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(token)) return "the API token must not contain control characters";
+  return undefined;
+}
+
 export type TokenCheck = (req: IncomingMessage) => void;
 
 /** A check that throws 401 unless the request carries `token`; a no-op when no token is set. */
 export function tokenCheck(token: string | undefined): TokenCheck {
   if (token === undefined || token === "") return () => {};
+  const problem = apiTokenProblem(token);
+  if (problem !== undefined) throw new AnchordError(ErrorCode.INVALID_FIELD, problem);
   const expected = digest(token);
   const matches = (candidate: string): boolean => timingSafeEqual(digest(candidate), expected);
   return (req) => {

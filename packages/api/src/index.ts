@@ -9,3 +9,4 @@ export { consoleLogger, silentLogger, type ApiLogger } from "./logger.js";
 export { DEFAULT_BODY_LIMIT } from "./body.js";
 export { MAX_CONFIRMATIONS, MAX_BLOCK_SEQUENCE, MAX_BLOCK_SEQUENCE_TRANSACTIONS, MAX_UNCONFIRMED_LISTED } from "./params.js";
 export type { RouteDef, RouteContext, Reply } from "./route.js";
+export { apiTokenProblem } from "./auth.js";

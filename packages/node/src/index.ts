@@ -10,3 +10,4 @@ export * from "./gossip.js";
 export * from "./anchoring.js";
 export * from "./metrics.js";
 export * from "./backend.js";
+export { apiTokenProblem } from "@anchord/api";

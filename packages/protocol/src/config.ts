@@ -34,6 +34,12 @@ export interface NetworkConfig {
   readonly maxTxTimestampBehindMs: number;
   /** A block's timestamp may be at most this far ahead of the node's clock. */
   readonly maxBlockTimestampDriftMs: number;
+  /**
+   * Whether the network accepts transaction versions whose body carries no chain id (transfer
+   * v2, lease v2, anchor v1): signed for one network, they are valid on any other. Off for new
+   * networks (genesis `allowVersionsWithoutChainId`).
+   */
+  readonly allowVersionsWithoutChainId: boolean;
 }
 
 export const TOKEN = 100_000_000n;
@@ -60,6 +66,7 @@ export function defaultNetworkConfig(chainId: string, name: string, averageBlock
     maxTxTimestampAheadMs: 90 * 60_000,
     maxTxTimestampBehindMs: 2 * 3600_000,
     maxBlockTimestampDriftMs: 100,
+    allowVersionsWithoutChainId: false,
   });
 }
 

@@ -33,6 +33,7 @@ const TOP_KEYS = new Set([
   "maxTxTimestampAhead",
   "maxTxTimestampBehind",
   "maxBlockTimestampDrift",
+  "allowVersionsWithoutChainId",
   "balances",
 ]);
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -74,6 +75,13 @@ function bigField(obj: JsonObject, key: string, label: string, min: bigint, max:
 /** A safe-integer field within [min, max]. */
 function intField(obj: JsonObject, key: string, min: number, max: number, def?: number): number {
   return Number(bigField(obj, key, key, BigInt(min), BigInt(max), def === undefined ? undefined : BigInt(def)));
+}
+
+function boolField(obj: JsonObject, key: string, def: boolean): boolean {
+  const v = obj[key];
+  if (v === undefined) return def;
+  if (typeof v !== "boolean") throw invalid(`"${key}" must be true or false, got ${describe(v)}`);
+  return v;
 }
 
 function parseFees(raw: unknown): FeeSchedule {
@@ -149,6 +157,7 @@ export function genesisFromJson(value: unknown): Genesis {
     maxTxTimestampAheadMs: intField(value, "maxTxTimestampAhead", 0, 365 * 86_400_000, base.maxTxTimestampAheadMs),
     maxTxTimestampBehindMs: intField(value, "maxTxTimestampBehind", 0, 365 * 86_400_000, base.maxTxTimestampBehindMs),
     maxBlockTimestampDriftMs: intField(value, "maxBlockTimestampDrift", 0, 3_600_000, base.maxBlockTimestampDriftMs),
+    allowVersionsWithoutChainId: boolField(value, "allowVersionsWithoutChainId", base.allowVersionsWithoutChainId),
   });
   const balances = parseBalances(value.balances, config.chainIdByte);
   if (!balances.some((b) => b.amount >= config.minGeneratingBalance)) {
@@ -180,6 +189,7 @@ export function genesisToJson(g: Genesis): Record<string, JsonValue> {
     maxTxTimestampAhead: c.maxTxTimestampAheadMs,
     maxTxTimestampBehind: c.maxTxTimestampBehindMs,
     maxBlockTimestampDrift: c.maxBlockTimestampDriftMs,
+    allowVersionsWithoutChainId: c.allowVersionsWithoutChainId,
     balances: g.balances.map((b) => ({ address: b.address, amount: b.amount })),
   };
 }

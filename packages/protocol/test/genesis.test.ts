@@ -100,6 +100,11 @@ describe("genesis JSON", () => {
     // address: prefix is accepted and stripped
     const pre = genesisFromJson({ ...baseDoc(), balances: [{ address: `address:${B}`, amount: 10n ** 14n }] });
     expect(pre.balances[0]!.address).toBe(B);
+    // versions without a chain id: refused unless the genesis says otherwise, and written out
+    expect(genesisFromJson(baseDoc()).config.allowVersionsWithoutChainId).toBe(false);
+    const legacy = genesisFromJson({ ...baseDoc(), allowVersionsWithoutChainId: true });
+    expect(legacy.config.allowVersionsWithoutChainId).toBe(true);
+    expect(genesisToJson(legacy)["allowVersionsWithoutChainId"]).toBe(true);
   });
 
   it("rejects invalid documents with INVALID_FIELD and a message naming the problem", () => {
@@ -108,6 +113,7 @@ describe("genesis JSON", () => {
       [null, /JSON object/],
       [[], /JSON object/],
       [{ ...baseDoc(), chainId: "DD" }, /chainId/],
+      [{ ...baseDoc(), allowVersionsWithoutChainId: "yes" }, /allowVersionsWithoutChainId/],
       [{ ...baseDoc(), chainId: "é" }, /chainId/],
       [{ ...baseDoc(), chainId: "" }, /chainId/],
       [{ ...baseDoc(), chainId: 68 }, /chainId/],

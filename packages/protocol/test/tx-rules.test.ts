@@ -25,7 +25,9 @@ import { ACCOUNT1, ACCOUNT2 } from "./tx-vectors.data.js";
 
 const T = "T".charCodeAt(0);
 const L = "L".charCodeAt(0);
-const config = defaultNetworkConfig("T", "Test", 60_000);
+/** The rules below are shown on a network that still accepts the versions without a chain id. */
+const strict = defaultNetworkConfig("T", "Test", 60_000);
+const config = { ...strict, allowVersionsWithoutChainId: true };
 const kp1 = keyPairFromSeed(ACCOUNT1.seed);
 const kp2 = keyPairFromSeed(ACCOUNT2.seed);
 const TS = 1_700_000_000_000;
@@ -46,6 +48,22 @@ const rule = (tx: Transaction, code: Parameters<typeof expectCode>[1], label: st
   expectCode(() => validateTxStateless(tx, config), code, label);
 
 describe("validateTxStateless", () => {
+  it("refuses the versions whose body carries no chain id unless the network allows them", () => {
+    const unchained = [
+      lease({ version: 2 }),
+      signed({ type: 4, version: 2, ...base, fee: 100_000_000n, recipient: ACCOUNT2.address, amount: 5n, attachment: bytes(0) }),
+      signed({ type: 15, version: 1, ...base, fee: 35_000_000n, anchors: [bytes(32)] }),
+    ];
+    for (const tx of unchained) {
+      expectCode(() => validateTxStateless(tx, strict), "UNSUPPORTED_VERSION", `type ${tx.type} v${tx.version}`);
+      expect(() => validateTxStateless(tx, strict)).toThrow(/use version 3/);
+      validateTxStateless(tx, config);
+    }
+    // a cancel v2 names its chain: accepted everywhere
+    validateTxStateless(signed({ type: 9, version: 2, ...base, fee: 100_000_000n, leaseId: lease().id }), strict);
+    expect(strict.allowVersionsWithoutChainId).toBe(false);
+  });
+
   it("accepts well-formed transactions of every type", () => {
     ok(lease());
     ok(lease({ version: 2 }));

@@ -11,6 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { genesisToJson, stringifyJson, parseJson } from "@anchord/protocol";
 import { loadOrCreatePeerKey } from "@anchord/network";
+import { apiTokenProblem } from "@anchord/node";
 import { buildGenesis } from "./genesis.js";
 import { intOption, logLevelOption, numberOption, parse, UsageError } from "../args.js";
 
@@ -150,7 +151,8 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   const token = v["api-token"] as string | undefined;
   const logLevel = logLevelOption(v);
   const maxHeapMb = intOption(v, "max-heap", DEFAULT_NODE_HEAP_MB, 64, 65_536);
-  if (token !== undefined && token.length === 0) throw new UsageError("--api-token must not be empty");
+  const tokenProblem = token === undefined ? undefined : apiTokenProblem(token);
+  if (tokenProblem !== undefined) throw new UsageError(`--api-token: ${tokenProblem}`);
   const root = resolve((v["data-root"] as string | undefined) ?? join(repoRoot, "devnet", ".data"));
 
   // Never wipe the data of a devnet that is still running, nor start nodes on ports taken.

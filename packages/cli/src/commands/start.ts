@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { isAnchordError, loadGenesisFile } from "@anchord/protocol";
-import { Node, createLogger, defaultNodeOptions } from "@anchord/node";
+import { Node, apiTokenProblem, createLogger, defaultNodeOptions } from "@anchord/node";
 import { intOption, listOption, logLevelOption, parse, UsageError } from "../args.js";
 
 const HELP = `Usage: anchord start --genesis <file> [options]
@@ -74,7 +74,9 @@ export async function startCommand(argv: string[]): Promise<number | void> {
   if (typeof v["wallet-seed-file"] === "string") {
     seeds.push(...readFileSync(v["wallet-seed-file"], "utf8").split("\n").map((s) => s.trim()).filter(Boolean));
   }
-  const token = (v["api-token"] as string | undefined) ?? process.env.ANCHORD_API_TOKEN;
+  const token = (v["api-token"] as string | undefined) ?? (process.env.ANCHORD_API_TOKEN || undefined);
+  const tokenProblem = token === undefined ? undefined : apiTokenProblem(token);
+  if (tokenProblem !== undefined) throw new UsageError(`--api-token: ${tokenProblem}`);
   const logger = createLogger({ name: v.name as string | undefined, level: logLevelOption(v) });
   let node: Node;
   try {
@@ -85,7 +87,7 @@ export async function startCommand(argv: string[]): Promise<number | void> {
         api: {
           host: (v["api-host"] as string | undefined) ?? defaultNodeOptions.apiHost,
           port: intOption(v, "api-port", defaultNodeOptions.apiPort, 0, 65535),
-          token: token || undefined,
+          token,
           rateLimit: v["no-rate-limit"] ? false : undefined,
         },
         p2p: {

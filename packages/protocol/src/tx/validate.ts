@@ -52,6 +52,16 @@ function checkAnchors(anchors: readonly Uint8Array[]): void {
 }
 
 /**
+ * Whether the signed body of this type and version names its chain. Transfer v2, lease v2 (a 0
+ * byte where v3 has the chain id) and anchor v1 do not: see PROTOCOL.md §3.
+ */
+export function bodyHasChainId(type: number, version: number): boolean {
+  if (type === 4 || type === 8) return version !== 2;
+  if (type === 15) return version !== 1;
+  return true;
+}
+
+/**
  * Throws AnchordError for the first rule the transaction breaks: chain id, timestamp shape, fee
  * (> 0 and ≥ minimum), amounts (> 0), lease to self, anchors (1..100 of 1..80 bytes, no
  * duplicates), attachment (≤ 140 bytes), key types (non-ed25519 only in v3), proof count (1, +1
@@ -60,6 +70,13 @@ function checkAnchors(anchors: readonly Uint8Array[]): void {
 export function validateTxStateless(tx: Transaction, config: NetworkConfig): void {
   if (tx.chainId !== config.chainIdByte) {
     throw new AnchordError(ErrorCode.WRONG_CHAIN, `transaction is for chain ${tx.chainId}, the network is ${config.chainId}`);
+  }
+  if (!config.allowVersionsWithoutChainId && !bodyHasChainId(tx.type, tx.version)) {
+    throw new AnchordError(
+      ErrorCode.UNSUPPORTED_VERSION,
+      `version ${tx.version} of transaction type ${tx.type} carries no chain id (it could be replayed from another network) and this network does not accept it: use version 3`,
+      { type: tx.type, version: tx.version },
+    );
   }
   if (!Number.isSafeInteger(tx.timestamp) || tx.timestamp < 0) {
     throw new AnchordError(ErrorCode.INVALID_FIELD, "timestamp must be a non-negative safe integer", { field: "timestamp" });
