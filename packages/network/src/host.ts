@@ -32,6 +32,23 @@ export interface GossipSubRouter extends GossipSub {
 export const DIAL_TIMEOUT_MS = 5_000;
 /** Room for the gossipsub RPC envelope around one maximal message. */
 const RPC_ENVELOPE_BYTES = 64 * 1024;
+
+/**
+ * What one inbound gossipsub RPC may carry; an RPC past a limit is dropped whole as it is decoded.
+ * The library's defaults (5,000 message ids per IHAVE/IWANT, 5,000 control entries) let each peer
+ * make a node decode and hold tens of thousands of made-up ids a second; anchord has two topics
+ * and gossips batches, so its honest IHAVE/IWANT lists stay in the hundreds (measured and set in
+ * test/faults/hostile-control.test.ts).
+ */
+export const GOSSIP_DECODE_LIMITS = Object.freeze({
+  maxSubscriptions: 16,
+  maxMessages: 1_000,
+  maxIhaveMessageIDs: 1_000,
+  maxIwantMessageIDs: 1_000,
+  maxIdontwantMessageIDs: 512,
+  maxControlMessages: 16,
+  maxPeerInfos: 16,
+});
 /** Yamux streams per connection, each direction. */
 const YAMUX_MAX_STREAMS = 256;
 
@@ -123,6 +140,7 @@ export async function createHost(init: HostInit): Promise<Host> {
         ignoreDuplicatePublishError: true,
         asyncValidation: true,
         maxInboundDataLength: maxGossipBytes + RPC_ENVELOPE_BYTES,
+        decodeRpcLimits: { ...GOSSIP_DECODE_LIMITS },
         maxOutboundBufferSize: 4 * (maxGossipBytes + RPC_ENVELOPE_BYTES),
         allowedTopics: [names.txTopic, names.blockTopic],
         heartbeatInterval: opts.gossipHeartbeatMs,

@@ -38,8 +38,16 @@ export interface RawSyncResult {
 
 type Services = { identify: Identify; pubsub: GossipSub };
 
+/** Gossipsub control messages as the wire carries them (RPC.ControlMessage). */
+export interface RawControl {
+  ihave?: { topicID: string; messageIDs: Uint8Array[] }[];
+  iwant?: { messageIDs: Uint8Array[] }[];
+  graft?: { topicID: string }[];
+  prune?: { topicID: string; peers: never[]; backoff?: number }[];
+}
+
 interface RawRpcSender {
-  sendRpc(id: string, rpc: { subscriptions: never[]; messages: { topic: string; data: Uint8Array }[] }): boolean;
+  sendRpc(id: string, rpc: { subscriptions: never[]; messages: { topic: string; data: Uint8Array }[]; control?: Required<RawControl> & { idontwant: never[] } }): boolean;
 }
 
 export class HostilePeer {
@@ -117,6 +125,21 @@ export class HostilePeer {
   sendRaw(peerId: string, topic: "tx" | "block", data: Uint8Array): boolean {
     const sender = this.node.services.pubsub as unknown as RawRpcSender;
     return sender.sendRpc(peerId, { subscriptions: [], messages: [{ topic: topic === "tx" ? this.names.txTopic : this.names.blockTopic, data }] });
+  }
+
+  /** Puts gossipsub control messages (IHAVE, IWANT, GRAFT, PRUNE) on the wire to `peerId`, as they are. */
+  sendControl(peerId: string, control: RawControl): boolean {
+    const sender = this.node.services.pubsub as unknown as RawRpcSender;
+    return sender.sendRpc(peerId, {
+      subscriptions: [],
+      messages: [],
+      control: { ihave: control.ihave ?? [], iwant: control.iwant ?? [], graft: control.graft ?? [], prune: control.prune ?? [], idontwant: [] },
+    });
+  }
+
+  /** The anchord topic names of this chain. */
+  topic(which: "tx" | "block"): string {
+    return which === "tx" ? this.names.txTopic : this.names.blockTopic;
   }
 
   private async openSync(peerId: string, timeoutMs: number): Promise<Stream> {
