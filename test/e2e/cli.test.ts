@@ -3,7 +3,7 @@
  * `npm test` builds first) and `npx anchord` from the repository root. Help texts, keys, genesis,
  * usage errors and their exit codes, and a data dir that another node holds.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { wordlist } from "@scure/bip39/wordlists/english";
 import { chainIdOf, isValidAddress } from "@anchord/crypto";
 import { TOKEN, genesisFromJson, loadGenesisFile, parseJson } from "@anchord/protocol";
-import { CLI_BIN, REPO_ROOT, killGroup, loadDevnetAccounts } from "../utils/devnet-process.js";
+import { CLI_BIN, REPO_ROOT, killGroup, loadDevnetAccounts, runCli, runCommand } from "../utils/devnet-process.js";
 import { freePortRange, portFree } from "../utils/ports.js";
 import { waitFor as waitUntil } from "../utils/wait.js";
 
@@ -35,8 +35,9 @@ function tmp(): string {
   return d;
 }
 
-function run(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI_BIN, ...args], { cwd: opts.cwd ?? REPO_ROOT, env: opts.env ?? process.env, encoding: "utf8", timeout: 30_000 });
+/** Runs the CLI without blocking this process (see runCommand). */
+async function run(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const r = await runCli(args, opts);
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -50,88 +51,88 @@ async function httpOk(url: string): Promise<boolean> {
 }
 
 describe("help and usage errors", () => {
-  it("anchord --help lists every command; no command prints it too", () => {
+  it("anchord --help lists every command; no command prints it too", async () => {
     for (const args of [["--help"], ["-h"], ["help"], []]) {
-      const r = run(args);
+      const r = await run(args);
       expect(r.code, `anchord ${args.join(" ")}`).toBe(0);
       for (const cmd of ["start", "devnet", "keys", "genesis"]) expect(r.stdout).toMatch(new RegExp(`^  ${cmd} `, "m"));
       expect(r.stdout).toContain("Usage: anchord <command>");
     }
   });
 
-  it("anchord start --help documents the join options", () => {
-    const r = run(["start", "--help"]);
+  it("anchord start --help documents the join options", async () => {
+    const r = await run(["start", "--help"]);
     expect(r.code).toBe(0);
     for (const opt of ["--genesis", "--bootstrap", "--api-port", "--p2p-port", "--data-dir", "--wallet-seed", "--api-token", "--log-level", "--no-generate"]) {
       expect(r.stdout).toContain(opt);
     }
   });
 
-  it("anchord devnet --help documents the devnet options", () => {
-    const r = run(["devnet", "--help"]);
+  it("anchord devnet --help documents the devnet options", async () => {
+    const r = await run(["devnet", "--help"]);
     expect(r.code).toBe(0);
     for (const opt of ["--nodes", "--api-token", "--block-time", "--data-root", "--api-port", "--p2p-port"]) expect(r.stdout).toContain(opt);
     expect(r.stdout).toContain("6869");
   });
 
-  it("an unknown command exits 2 with the usage on stderr", () => {
-    const r = run(["frobnicate"]);
+  it("an unknown command exits 2 with the usage on stderr", async () => {
+    const r = await run(["frobnicate"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown command 'frobnicate'");
     expect(r.stderr).toContain("Usage: anchord <command>");
     expect(r.stdout).toBe("");
   });
 
-  it("an unknown option is a clear error", () => {
-    const r = run(["keys", "new", "--bogus"]);
+  it("an unknown option is a clear error", async () => {
+    const r = await run(["keys", "new", "--bogus"]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("--bogus");
   });
 
-  it("start without --genesis says so and exits non-zero", () => {
+  it("start without --genesis says so and exits non-zero", async () => {
     const dir = tmp();
-    const r = run(["start", "--data-dir", join(dir, "n")]);
+    const r = await run(["start", "--data-dir", join(dir, "n")]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("--genesis is required");
     expect(existsSync(join(dir, "n"))).toBe(false);
   });
 
-  it("start with an unknown --log-level says which levels exist", () => {
+  it("start with an unknown --log-level says which levels exist", async () => {
     const dir = tmp();
     const genesisPath = join(dir, "genesis.json");
-    expect(run(["genesis", "--balance", `${ACCOUNTS[0]!.address}=${String(ACCOUNTS[0]!.balance)}`, "--out", genesisPath]).code).toBe(0);
-    const r = run(["start", "--genesis", genesisPath, "--data-dir", join(dir, "n"), "--log-level", "loud"]);
+    expect((await run(["genesis", "--balance", `${ACCOUNTS[0]!.address}=${String(ACCOUNTS[0]!.balance)}`, "--out", genesisPath])).code).toBe(0);
+    const r = await run(["start", "--genesis", genesisPath, "--data-dir", join(dir, "n"), "--log-level", "loud"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("must be one of trace, debug, info, warn, error, fatal, silent (got 'loud')");
     expect(existsSync(join(dir, "n"))).toBe(false);
   });
 
-  it("a blank API token, or one with blanks at its ends, is refused before anything starts", () => {
+  it("a blank API token, or one with blanks at its ends, is refused before anything starts", async () => {
     const dir = tmp();
     const genesisPath = join(dir, "genesis.json");
-    expect(run(["genesis", "--balance", `${ACCOUNTS[0]!.address}=${String(ACCOUNTS[0]!.balance)}`, "--out", genesisPath]).code).toBe(0);
+    expect((await run(["genesis", "--balance", `${ACCOUNTS[0]!.address}=${String(ACCOUNTS[0]!.balance)}`, "--out", genesisPath])).code).toBe(0);
     for (const token of [" ", "", "\t", " secret"]) {
-      const r = run(["start", "--genesis", genesisPath, "--data-dir", join(dir, "n"), "--api-host", "0.0.0.0", "--api-token", token]);
+      const r = await run(["start", "--genesis", genesisPath, "--data-dir", join(dir, "n"), "--api-host", "0.0.0.0", "--api-token", token]);
       expect(r.code, JSON.stringify(token)).not.toBe(0);
       expect(r.stderr).toMatch(/--api-token: the API token must not (be empty or only blanks|begin or end with blanks)/);
       expect(existsSync(join(dir, "n"))).toBe(false);
     }
-    const d = run(["devnet", "--data-root", join(dir, "devnet"), "--api-token", " "]);
+    const d = await run(["devnet", "--data-root", join(dir, "devnet"), "--api-token", " "]);
     expect(d.code).not.toBe(0);
     expect(d.stderr).toContain("--api-token: the API token must not be empty or only blanks");
     expect(existsSync(join(dir, "devnet"))).toBe(false);
   });
 
-  it("start with a genesis file that does not exist names the file", () => {
+  it("start with a genesis file that does not exist names the file", async () => {
     const dir = tmp();
-    const r = run(["start", "--genesis", join(dir, "nope.json"), "--data-dir", join(dir, "n")]);
+    const r = await run(["start", "--genesis", join(dir, "nope.json"), "--data-dir", join(dir, "n")]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("nope.json");
   });
 });
 
 describe("npx anchord", () => {
-  it("the package's bin is a committed launcher that npm can link before dist/ is built", () => {
+  it("the package's bin is a committed launcher that npm can link before dist/ is built", async () => {
     const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "packages/cli/package.json"), "utf8")) as { bin: Record<string, string> };
     const target = resolve(REPO_ROOT, "packages/cli", pkg.bin["anchord"]!);
     // npm skips (does not link) a bin whose file is missing at install time; dist/ only exists after
@@ -142,22 +143,22 @@ describe("npx anchord", () => {
     expect(existsSync(join(REPO_ROOT, "node_modules/.bin/anchord"))).toBe(true);
   });
 
-  it("npx anchord --help works from the repository root", () => {
+  it("npx anchord --help works from the repository root", async () => {
     // npm_config_yes=false: never fetch a package named anchord from the registry if the local bin is missing.
     const env = { ...process.env, npm_config_yes: "false" };
-    const r = spawnSync("npx", ["anchord", "--help"], { cwd: REPO_ROOT, env, encoding: "utf8", timeout: 60_000 });
+    const r = await runCommand("npx", ["anchord", "--help"], { env, timeoutMs: 60_000 });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("Usage: anchord <command>");
-    const start = spawnSync("npx", ["anchord", "start", "--help"], { cwd: REPO_ROOT, env, encoding: "utf8", timeout: 60_000 });
+    const start = await runCommand("npx", ["anchord", "start", "--help"], { env, timeoutMs: 60_000 });
     expect(start.stdout).toContain("Usage: anchord start --genesis <file>");
-    const bad = spawnSync("npx", ["anchord", "frobnicate"], { cwd: REPO_ROOT, env, encoding: "utf8", timeout: 60_000 });
+    const bad = await runCommand("npx", ["anchord", "frobnicate"], { env, timeoutMs: 60_000 });
     expect(bad.status).toBe(2);
   });
 });
 
 describe("keys", () => {
-  it("keys new makes a 15-word seed and a chain-D address starting with 3 that keys show reproduces", () => {
-    const a = run(["keys", "new", "--json"]);
+  it("keys new makes a 15-word seed and a chain-D address starting with 3 that keys show reproduces", async () => {
+    const a = await run(["keys", "new", "--json"]);
     expect(a.code, a.stderr).toBe(0);
     const info = JSON.parse(a.stdout) as { seed: string; address: string; publicKey: string; chainId: string };
     const words = info.seed.split(" ");
@@ -167,11 +168,11 @@ describe("keys", () => {
     expect(info.address.startsWith("3")).toBe(true);
     expect(isValidAddress(info.address, D)).toBe(true);
 
-    const shown = run(["keys", "show", "--seed", info.seed, "--json"]);
+    const shown = await run(["keys", "show", "--seed", info.seed, "--json"]);
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.stdout)).toEqual(info);
 
-    const b = run(["keys", "new"]);
+    const b = await run(["keys", "new"]);
     expect(b.code).toBe(0);
     expect(b.stdout).toMatch(/^seed: +(\S+ ){14}\S+$/m);
     expect(b.stdout).toMatch(/^address: +3\w+$/m);
@@ -179,42 +180,42 @@ describe("keys", () => {
     expect(b.stdout).not.toContain(info.seed); // a fresh seed every time
   });
 
-  it("keys show --seed gives the addresses and public keys of devnet/accounts.json", () => {
+  it("keys show --seed gives the addresses and public keys of devnet/accounts.json", async () => {
     for (const acct of [ACCOUNTS[0]!, ACCOUNTS[9]!, ACCOUNTS.find((a) => a.node === null)!, ACCOUNTS[ACCOUNTS.length - 1]!]) {
-      const r = run(["keys", "show", "--seed", acct.seed, "--json"]);
+      const r = await run(["keys", "show", "--seed", acct.seed, "--json"]);
       expect(r.code).toBe(0);
       const info = JSON.parse(r.stdout) as { address: string; publicKey: string };
       expect(info.address).toBe(acct.address);
       expect(info.publicKey).toBe(acct.publicKey);
     }
     // The seed can come from the environment, as for `start`.
-    const env = run(["keys", "show"], { env: { ...process.env, ANCHORD_WALLET_SEED: ACCOUNTS[1]!.seed } });
+    const env = await run(["keys", "show"], { env: { ...process.env, ANCHORD_WALLET_SEED: ACCOUNTS[1]!.seed } });
     expect(env.stdout).toContain(ACCOUNTS[1]!.address);
     // Another chain id gives another address for the same key.
-    const t = run(["keys", "show", "--seed", ACCOUNTS[0]!.seed, "--chain-id", "T", "--json"]);
+    const t = await run(["keys", "show", "--seed", ACCOUNTS[0]!.seed, "--chain-id", "T", "--json"]);
     const tInfo = JSON.parse(t.stdout) as { address: string };
     expect(tInfo.address).not.toBe(ACCOUNTS[0]!.address);
     expect(isValidAddress(tInfo.address, chainIdOf("T"))).toBe(true);
   });
 
-  it("keys show without a seed and keys with no subcommand are usage errors", () => {
+  it("keys show without a seed and keys with no subcommand are usage errors", async () => {
     const env = { ...process.env };
     delete env["ANCHORD_WALLET_SEED"];
-    const r = run(["keys", "show"], { env });
+    const r = await run(["keys", "show"], { env });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("--seed");
-    const s = run(["keys"], { env });
+    const s = await run(["keys"], { env });
     expect(s.code).not.toBe(0);
     expect(s.stderr).toContain("unknown keys command");
   });
 });
 
 describe("genesis", () => {
-  it("writes a genesis file that loads, with the balances given and a positive base target", () => {
+  it("writes a genesis file that loads, with the balances given and a positive base target", async () => {
     const dir = tmp();
     const out = join(dir, "genesis.json");
     const [a, b] = [ACCOUNTS[0]!, ACCOUNTS[11]!];
-    const r = run(["genesis", "--balance", `${a.address}=${String(a.balance)}`, "--balance", `${b.address}=123456789`, "--block-time", "2", "--name", "TestNet", "--out", out]);
+    const r = await run(["genesis", "--balance", `${a.address}=${String(a.balance)}`, "--balance", `${b.address}=123456789`, "--block-time", "2", "--name", "TestNet", "--out", out]);
     expect(r.code, r.stderr).toBe(0);
     const g = genesisFromJson(parseJson(readFileSync(out, "utf8")));
     expect(g.baseTarget > 0n).toBe(true);
@@ -230,7 +231,7 @@ describe("genesis", () => {
 
     // To stdout without --out; --timestamp fixes the time; balances above 2^53 stay exact.
     const big = 9_007_199_254_740_993n;
-    const s = run(["genesis", "--balance", `${a.address}=${big}`, "--timestamp", "1700000000000"]);
+    const s = await run(["genesis", "--balance", `${a.address}=${big}`, "--timestamp", "1700000000000"]);
     expect(s.code).toBe(0);
     const g2 = genesisFromJson(parseJson(s.stdout));
     expect(g2.timestamp).toBe(1_700_000_000_000);
@@ -238,14 +239,14 @@ describe("genesis", () => {
     expect(g2.baseTarget > 0n).toBe(true);
   });
 
-  it("refuses a bad --balance and a missing one", () => {
-    const bad = run(["genesis", "--balance", "3Fnotanaddress=5"]);
+  it("refuses a bad --balance and a missing one", async () => {
+    const bad = await run(["genesis", "--balance", "3Fnotanaddress=5"]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain("--balance '3Fnotanaddress=5'");
-    const none = run(["genesis"]);
+    const none = await run(["genesis"]);
     expect(none.code).not.toBe(0);
     expect(none.stderr).toContain("at least one --balance is required");
-    const wrongChain = run(["genesis", "--chain-id", "T", "--balance", `${ACCOUNTS[0]!.address}=${1000n * TOKEN}`]);
+    const wrongChain = await run(["genesis", "--chain-id", "T", "--balance", `${ACCOUNTS[0]!.address}=${1000n * TOKEN}`]);
     expect(wrongChain.code).not.toBe(0);
     expect(wrongChain.stderr).toContain("chain T");
   });
@@ -256,7 +257,7 @@ describe("start", () => {
     const dir = tmp();
     const genesisPath = join(dir, "genesis.json");
     const acct = ACCOUNTS[0]!;
-    expect(run(["genesis", "--balance", `${acct.address}=${String(acct.balance)}`, "--out", genesisPath]).code).toBe(0);
+    expect((await run(["genesis", "--balance", `${acct.address}=${String(acct.balance)}`, "--out", genesisPath])).code).toBe(0);
     const port = await freePortRange(2);
     const holder = createServer();
     await new Promise<void>((done) => holder.listen(port, "127.0.0.1", done));
@@ -284,7 +285,7 @@ describe("start", () => {
     const dir = tmp();
     const genesisPath = join(dir, "genesis.json");
     const acct = ACCOUNTS[0]!;
-    expect(run(["genesis", "--balance", `${acct.address}=${String(acct.balance)}`, "--block-time", "1", "--out", genesisPath]).code).toBe(0);
+    expect((await run(["genesis", "--balance", `${acct.address}=${String(acct.balance)}`, "--block-time", "1", "--out", genesisPath])).code).toBe(0);
     const port = await freePortRange(4);
     const dataDir = join(dir, "node");
     const first = spawn(
@@ -299,7 +300,7 @@ describe("start", () => {
     const exited = new Promise<number | null>((done) => first.once("exit", (code) => done(code)));
     await waitFor("first node serves /node/status", () => httpOk(`http://127.0.0.1:${port}/node/status`), 30_000);
 
-    const second = run(["start", "--genesis", genesisPath, "--data-dir", dataDir, "--api-port", String(port + 2), "--p2p-port", String(port + 3)]);
+    const second = await run(["start", "--genesis", genesisPath, "--data-dir", dataDir, "--api-port", String(port + 2), "--p2p-port", String(port + 3)]);
     expect(second.code).not.toBe(0);
     expect(second.stderr).toMatch(/cannot start: data dir .* is in use by another anchord process/);
     // The first node was not disturbed.

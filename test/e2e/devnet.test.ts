@@ -5,7 +5,7 @@
  * it, the API token, Ctrl-C, and the refusals of bad --nodes values. Every test uses its own data
  * root in a temp dir and random high ports, never devnet/.data or the default ports.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LTO } from "@ltonetwork/lto";
 import { TOKEN, loadGenesisFile, parseJson } from "@anchord/protocol";
-import { CLI_BIN, REPO_ROOT, killGroup, loadDevnetAccounts } from "../utils/devnet-process.js";
+import { CLI_BIN, REPO_ROOT, killGroup, loadDevnetAccounts, runCli, runCommand } from "../utils/devnet-process.js";
 import { freePortRange, portFree } from "../utils/ports.js";
 import { waitFor as waitUntil } from "../utils/wait.js";
 
@@ -127,8 +127,8 @@ async function commonAgreement(apis: string[], atLeast: number, timeoutMs: numbe
   return agreed;
 }
 
-function childPids(pid: number): number[] {
-  const r = spawnSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" });
+async function childPids(pid: number): Promise<number[]> {
+  const r = await runCommand("ps", ["-o", "pid=", "--ppid", String(pid)]);
   return r.stdout
     .split("\n")
     .map((s) => Number(s.trim()))
@@ -298,16 +298,15 @@ describe("a 3-node devnet with an API token, a joined node and Ctrl-C", () => {
   it("a second devnet on the same data root, or on ports in use, is refused and the first keeps running", async () => {
     const { root, apiPort, p2pPort, apis } = net;
     const other = await freePortRange(2);
-    const second = (dataRoot: string, api: number, p2p: number) =>
-      spawnSync(process.execPath, [CLI_BIN, "devnet", "--nodes", "1", "--data-root", dataRoot, "--api-port", String(api), "--p2p-port", String(p2p)], { cwd: REPO_ROOT, encoding: "utf8", timeout: 30_000 });
-    const sameRoot = second(root, other, other + 1);
+    const second = (dataRoot: string, api: number, p2p: number) => runCli(["devnet", "--nodes", "1", "--data-root", dataRoot, "--api-port", String(api), "--p2p-port", String(p2p)]);
+    const sameRoot = await second(root, other, other + 1);
     expect(sameRoot.status, sameRoot.stderr).toBe(1);
     expect(sameRoot.stderr).toContain(`a devnet (pid ${net.proc.child.pid}) is already running with its data in ${root}`);
     const freshRoot = join(tmp(), "data");
-    const apiTaken = second(freshRoot, apiPort, other + 1);
+    const apiTaken = await second(freshRoot, apiPort, other + 1);
     expect(apiTaken.status, apiTaken.stderr).toBe(1);
     expect(apiTaken.stderr).toContain(`port ${apiPort} (API port of node-0) is already in use`);
-    const p2pTaken = second(freshRoot, other, p2pPort);
+    const p2pTaken = await second(freshRoot, other, p2pPort);
     expect(p2pTaken.status, p2pTaken.stderr).toBe(1);
     expect(p2pTaken.stderr).toContain(`port ${p2pPort} (libp2p port of node-0) is already in use`);
     expect(existsSync(freshRoot)).toBe(false);
@@ -444,7 +443,7 @@ describe("a 3-node devnet with an API token, a joined node and Ctrl-C", () => {
 
   it("Ctrl-C stops every node cleanly: children gone, exit code 0, devnet.json removed, 'Node stopped' logged", async () => {
     const { proc, root, info } = net;
-    const pids = childPids(proc.child.pid!);
+    const pids = await childPids(proc.child.pid!);
     expect(pids).toHaveLength(3);
     // each node runs under the default heap limit (docs/performance.md, node-memory)
     for (const pid of pids) {
@@ -488,7 +487,7 @@ describe("a 1-node devnet", () => {
     const r = await http(`${api}/hash`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ hash: sha256hex(randomBytes(8)) }) });
     expect(r.status).toBe(200);
 
-    const pids = childPids(net.proc.child.pid!);
+    const pids = await childPids(net.proc.child.pid!);
     expect(pids).toHaveLength(1);
     const cmdline = readFileSync(`/proc/${pids[0]}/cmdline`, "utf8").split("\0");
     expect(cmdline[1]).toBe("--max-old-space-size=200");
@@ -505,9 +504,9 @@ describe("a 1-node devnet", () => {
 
 describe("bad --nodes values", () => {
   for (const n of ["11", "0", "-1", "2.5", "three"]) {
-    it(`--nodes ${n} is refused with a clear message, a non-zero exit and nothing touched`, () => {
+    it(`--nodes ${n} is refused with a clear message, a non-zero exit and nothing touched`, async () => {
       const root = join(tmp(), "data");
-      const r = spawnSync(process.execPath, [CLI_BIN, "devnet", `--nodes=${n}`, "--data-root", root, "--api-port", "1", "--p2p-port", "1"], { cwd: REPO_ROOT, encoding: "utf8", timeout: 30_000 });
+      const r = await runCli(["devnet", `--nodes=${n}`, "--data-root", root, "--api-port", "1", "--p2p-port", "1"]);
       expect(r.status).not.toBe(0);
       expect(r.status).not.toBe(null);
       expect(r.stderr).toContain(`--nodes must be an integer from 1 to 10 (got '${n}')`);
@@ -515,17 +514,17 @@ describe("bad --nodes values", () => {
     });
   }
 
-  it("overlapping API and libp2p port ranges are refused before anything starts", () => {
+  it("overlapping API and libp2p port ranges are refused before anything starts", async () => {
     const root = join(tmp(), "data");
-    const r = spawnSync(process.execPath, [CLI_BIN, "devnet", "--nodes", "3", "--data-root", root, "--api-port", "20000", "--p2p-port", "20002"], { cwd: REPO_ROOT, encoding: "utf8", timeout: 30_000 });
+    const r = await runCli(["devnet", "--nodes", "3", "--data-root", root, "--api-port", "20000", "--p2p-port", "20002"]);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("the API ports 20000-20002 and the libp2p ports 20002-20004 overlap");
     expect(existsSync(root)).toBe(false);
   });
 
-  it("an unknown --log-level is refused before anything starts", () => {
+  it("an unknown --log-level is refused before anything starts", async () => {
     const root = join(tmp(), "data");
-    const r = spawnSync(process.execPath, [CLI_BIN, "devnet", "--log-level", "verbose", "--data-root", root, "--api-port", "1", "--p2p-port", "1"], { cwd: REPO_ROOT, encoding: "utf8", timeout: 30_000 });
+    const r = await runCli(["devnet", "--log-level", "verbose", "--data-root", root, "--api-port", "1", "--p2p-port", "1"]);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("--log-level (or ANCHORD_LOG_LEVEL) must be one of trace, debug, info, warn, error, fatal, silent (got 'verbose')");
     expect(existsSync(root)).toBe(false);

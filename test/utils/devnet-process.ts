@@ -18,6 +18,44 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..
 export const CLI_BIN = join(REPO_ROOT, "packages/cli/dist/bin.js");
 const BIN = CLI_BIN;
 
+export interface CommandResult {
+  /** Exit code; null when the command was killed (timeout). */
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs a command to its end without blocking this process. Never use spawnSync in a test that
+ * holds HTTP keep-alive connections to node processes: while the event loop is blocked, the
+ * client cannot retire idle sockets before the server closes them (Node's server after 5 s idle,
+ * undici meant to retire them after 4 s), and the next request may go out on a socket the server
+ * has closed ("SocketError: other side closed").
+ */
+export function runCommand(cmd: string, args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd ?? REPO_ROOT, env: opts.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 30_000);
+    child.once("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ status: code, stdout, stderr });
+    });
+  });
+}
+
+/** Runs the built `anchord` CLI with `args` (see runCommand). */
+export function runCli(args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CommandResult> {
+  return runCommand(process.execPath, [CLI_BIN, ...args], opts);
+}
+
 /**
  * SIGKILLs the process group of a child started with `detached: true` (the child and whatever it
  * spawned, e.g. a devnet's nodes), if it still runs; for clean-up after a test, failed or not.
