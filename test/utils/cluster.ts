@@ -62,6 +62,8 @@ export interface TestNodeOptions {
   generate?: boolean;
   name?: string;
   logger?: Logger;
+  /** The wallet account that signs POST /hash anchors. */
+  anchorAccount?: string;
 }
 
 export async function startTestNode(o: TestNodeOptions): Promise<Node> {
@@ -74,6 +76,7 @@ export async function startTestNode(o: TestNodeOptions): Promise<Node> {
       walletSeeds: o.seeds ?? [],
       generate: o.generate ?? true,
       name: o.name,
+      anchorAccount: o.anchorAccount,
     },
     o.logger ?? (process.env.ANCHORD_TEST_LOGS ? createLogger({ name: o.name, level: process.env.ANCHORD_TEST_LOGS }) : silentLogger()),
   );

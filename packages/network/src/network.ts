@@ -7,6 +7,7 @@
 import { peerIdFromString } from "@libp2p/peer-id";
 import { multiaddr, type Multiaddr } from "@multiformats/multiaddr";
 import type { PeerId, Stream } from "@libp2p/interface";
+import { base58Encode, equalBytes } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
 import { resolveOptions, syncLimits, type NetworkOptions, type ResolvedNetworkOptions } from "./options.js";
 import { protocolNames, type ProtocolNames } from "./topics.js";
@@ -37,6 +38,23 @@ export interface ConnectedPeer {
 
 export type NetworkEvent = "peer:connect" | "peer:disconnect";
 
+/** A peer turned away because it is on another network: who, why, when. */
+export interface PeerRejection {
+  readonly peerId: string;
+  readonly reason: string;
+  /** ISO time. */
+  readonly at: string;
+}
+
+/** Why a peer with genesis `theirs` is not on our network (the same text on both sides). */
+export function otherGenesisReason(theirs: Uint8Array, ours: Uint8Array, chainId: string): string {
+  return `another network: its genesis block is ${base58Encode(theirs)}, ours is ${base58Encode(ours)} (same chain id ${chainId}: another genesis file)`;
+}
+
+/** How long a peer of another network is kept away (no redial loop), and how many rejections are kept. */
+export const OTHER_NETWORK_BAN_MS = 10 * 60_000;
+const MAX_REJECTIONS_KEPT = 20;
+
 /** Misbehaviour points for a rejected gossip message (the peer is also penalised by gossipsub P4). */
 export const REJECT_POINTS = 1;
 
@@ -58,6 +76,7 @@ export class Network {
   readonly peerId: string;
   readonly names: ProtocolNames;
   private readonly listeners = new Map<NetworkEvent, Set<(peerId: string) => void>>();
+  private readonly rejections: PeerRejection[] = [];
   private readonly bootstrapAddrs: { peerId: string; addr: string }[];
   private readonly dialing = new Set<string>();
   private redialTimer: NodeJS.Timeout | undefined;
@@ -72,6 +91,7 @@ export class Network {
     private readonly ingress: GossipIngress,
     private readonly logger: NetworkLogger,
     names: ProtocolNames,
+    private readonly handlers: NetworkHandlers,
   ) {
     this.peerId = node.peerId.toString();
     this.names = names;
@@ -132,7 +152,7 @@ export class Network {
         handlerTimeoutMs: GOSSIP_HANDLER_TIMEOUT_MS,
       },
     );
-    const network = new Network(opts, node, pubsub, book, ingress, logger, names);
+    const network = new Network(opts, node, pubsub, book, ingress, logger, names, handlers);
     onRejected = (from, topic, reason) => network.misbehaved(from, REJECT_POINTS, `gossip ${topic}: ${reason}`);
 
     const server = new SyncServer({
@@ -142,6 +162,7 @@ export class Network {
       logger,
       isBanned: (id) => book.isBanned(id),
       misbehaved: (id, points, reason) => network.misbehaved(id, points, reason),
+      otherGenesis: (id, theirs, ours) => network.rejectPeer(id, otherGenesisReason(theirs, ours, opts.chainId), 1_000),
     });
     await node.handle(names.syncProtocol, server.handle, {
       maxInboundStreams: syncLimits.maxConcurrentPerPeer,
@@ -152,14 +173,20 @@ export class Network {
       const { propagationSource, msgId, msg } = evt.detail;
       ingress.onMessage(msgId, propagationSource.toString(), msg.topic, msg.data, msg.type === "signed");
     });
-    node.addEventListener("peer:connect", (evt) => network.emit("peer:connect", evt.detail.toString()));
+    node.addEventListener("peer:connect", (evt) => {
+      network.emit("peer:connect", evt.detail.toString());
+      void network.checkGenesis(evt.detail.toString());
+    });
     node.addEventListener("peer:disconnect", (evt) => network.emit("peer:disconnect", evt.detail.toString()));
     // a peer that does not speak this chain's sync protocol is another network (or not anchord): free the slot
     node.addEventListener("peer:identify", (evt) => {
       const { peerId, protocols } = evt.detail;
       if (!protocols.includes(names.syncProtocol)) {
-        logger.debug({ peer: peerId.toString() }, "Peer is not on this network, hanging up");
-        void network.hangUp(peerId.toString());
+        const theirs = protocols.map((p) => /^\/anchord\/([^/]+)\/sync\//.exec(p)?.[1]).find((c) => c !== undefined);
+        network.rejectPeer(
+          peerId.toString(),
+          theirs !== undefined ? `another network: its chain id is ${theirs}, ours is ${opts.chainId}` : `not an anchord node of chain ${opts.chainId} (it does not speak ${names.syncProtocol})`,
+        );
       }
     });
 
@@ -293,8 +320,25 @@ export class Network {
 
   // ---- sync client ----
 
-  requestStatus(peerId: string): Promise<SyncStatus> {
-    return this.syncCall(peerId, (open, id, t) => syncClient.requestStatus(open, id, t));
+  async requestStatus(peerId: string): Promise<SyncStatus> {
+    // our genesis goes with the request: the peer can tell we are another network, too
+    const ours = (await this.handlers.getStatus()).genesisId;
+    return this.syncCall(peerId, (open, id, t) => syncClient.requestStatus(open, id, t, ours));
+  }
+
+  /**
+   * Asks a newly connected peer for its status: one of another genesis block (same chain id)
+   * speaks every protocol and would otherwise sit at height 1 as a peer for good.
+   */
+  async checkGenesis(peerId: string): Promise<void> {
+    let theirs: Uint8Array;
+    try {
+      theirs = (await this.requestStatus(peerId)).genesisId;
+    } catch {
+      return; // no answer: the synchronizer asks again (or the peer already turned us away)
+    }
+    const ours = (await this.handlers.getStatus()).genesisId;
+    if (!equalBytes(theirs, ours)) this.rejectPeer(peerId, otherGenesisReason(theirs, ours, this.opts.chainId));
   }
 
   /** Up to min(count, 100) encoded blocks from `fromHeight` on (fewer if the peer has fewer or hits 8 MiB). */
@@ -344,6 +388,27 @@ export class Network {
     this.book.ban(peerId, reason, durationMs);
     this.logger.info({ peer: peerId, reason }, "Peer banned");
     void this.hangUp(peerId);
+  }
+
+  /**
+   * Turns away a peer of another network: a warning naming why, a disconnect, and a ban of
+   * OTHER_NETWORK_BAN_MS so that neither side redials in a loop. Kept (the last 20) for
+   * `rejectedPeers()`, which `/node/status` shows.
+   */
+  rejectPeer(peerId: string, reason: string, hangUpAfterMs = 0): void {
+    if (this.book.isBanned(peerId)) return;
+    this.rejections.push({ peerId, reason, at: new Date().toISOString() });
+    if (this.rejections.length > MAX_REJECTIONS_KEPT) this.rejections.shift();
+    this.logger.warn({ peer: peerId, reason }, `Peer is on another network, disconnecting it: ${reason}`);
+    this.book.ban(peerId, reason, OTHER_NETWORK_BAN_MS);
+    // after a moment when it still has to read our answer (which tells it we are another network)
+    if (hangUpAfterMs > 0) setTimeout(() => void this.hangUp(peerId), hangUpAfterMs).unref();
+    else void this.hangUp(peerId);
+  }
+
+  /** The peers turned away as being on another network, oldest first. */
+  rejectedPeers(): readonly PeerRejection[] {
+    return this.rejections;
   }
 
   bannedPeers(): BanEntry[] {

@@ -82,8 +82,8 @@ async function readFrame(lp: LengthPrefixedStream<Stream>, signal: AbortSignal):
   return new Uint8Array(list.subarray());
 }
 
-export function requestStatus(open: OpenStream, peer: string, timeoutMs: number): Promise<SyncStatus> {
-  return request(open, peer, { kind: "status" }, timeoutMs, async (lp, signal) =>
+export function requestStatus(open: OpenStream, peer: string, timeoutMs: number, genesisId?: Uint8Array): Promise<SyncStatus> {
+  return request(open, peer, { kind: "status", genesisId }, timeoutMs, async (lp, signal) =>
     decodeStatusResponse(await readFrame(lp, signal)),
   );
 }

@@ -37,7 +37,8 @@ export interface SyncStatus {
 }
 
 export type SyncRequest =
-  | { kind: "status" }
+  /** With the requester's genesis id (optional), so that the answering node can tell another network too. */
+  | { kind: "status"; genesisId?: Uint8Array }
   | { kind: "blocks"; fromHeight: number; count: number }
   | { kind: "common"; locator: Uint8Array[] };
 
@@ -65,8 +66,14 @@ function viewOf(bytes: Uint8Array): DataView {
 
 export function encodeRequest(req: SyncRequest, maxLocatorIds: number): Uint8Array {
   switch (req.kind) {
-    case "status":
-      return Uint8Array.of(RequestKind.status);
+    case "status": {
+      if (req.genesisId === undefined) return Uint8Array.of(RequestKind.status);
+      if (req.genesisId.length !== BLOCK_ID_LENGTH) throw new AnchordError(ErrorCode.INVALID_FIELD, "genesis id must be 32 bytes");
+      const out = new Uint8Array(1 + BLOCK_ID_LENGTH);
+      out[0] = RequestKind.status;
+      out.set(req.genesisId, 1);
+      return out;
+    }
     case "blocks": {
       if (!Number.isInteger(req.count) || req.count < 1 || req.count > MAX_U16) {
         throw new AnchordError(ErrorCode.INVALID_FIELD, "count must be an integer in 1..65535", { count: req.count });
@@ -106,8 +113,9 @@ export function decodeRequest(bytes: Uint8Array, maxLocatorIds: number): SyncReq
   const kind = bytes[0];
   switch (kind) {
     case RequestKind.status:
-      if (bytes.length !== 1) throw violation("STATUS request has a body");
-      return { kind: "status" };
+      if (bytes.length === 1) return { kind: "status" };
+      if (bytes.length !== 1 + BLOCK_ID_LENGTH) throw violation("STATUS request must be 1 or 33 bytes", { length: bytes.length });
+      return { kind: "status", genesisId: bytes.slice(1) };
     case RequestKind.blocks: {
       if (bytes.length !== 11) throw violation("BLOCKS request must be 11 bytes", { length: bytes.length });
       const view = viewOf(bytes);

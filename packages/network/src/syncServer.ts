@@ -4,6 +4,7 @@
  * bucket per peer, response block count and bytes. Garbage requests reset the stream and cost the
  * peer misbehaviour points.
  */
+import { equalBytes } from "@anchord/crypto";
 import { lpStream, type LengthPrefixedStream } from "@libp2p/utils";
 import type { Connection, Stream } from "@libp2p/interface";
 import { isAnchordError } from "@anchord/protocol";
@@ -38,6 +39,8 @@ export interface SyncServerContext {
   isBanned(peerId: string): boolean;
   /** Records misbehaviour of a peer (may ban and disconnect it). */
   misbehaved(peerId: string, points: number, reason: string): void;
+  /** A STATUS request named another genesis than ours (called after the answer is written). */
+  otherGenesis?(peerId: string, theirs: Uint8Array, ours: Uint8Array): void;
 }
 
 /** Misbehaviour points charged by the server. */
@@ -157,6 +160,10 @@ export class SyncServer {
     }
     for (const frame of frames) {
       await lp.write(frame, { signal });
+    }
+    if (request.kind === "status" && request.genesisId !== undefined && this.ctx.otherGenesis) {
+      const ours = (await this.ctx.handlers.getStatus()).genesisId;
+      if (!equalBytes(request.genesisId, ours)) this.ctx.otherGenesis(peer, request.genesisId, ours);
     }
   }
 

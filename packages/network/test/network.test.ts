@@ -180,7 +180,8 @@ describe("sync protocol", () => {
       fake.knownIds.set(Buffer.from(bytes(32, h & 0xff)).toString("hex"), h);
     }
     fake.status = {
-      genesisId: bytes(32, 0x11),
+      // the helpers' FakeNode genesis: a peer with another genesis is another network, turned away
+      genesisId: new FakeNode().status.genesisId,
       height: 250,
       score: (1n << 200n) + 12345n,
       tipId: bytes(32, 0x22),
@@ -364,12 +365,25 @@ describe("mplex compatibility", () => {
 });
 
 describe("other networks", () => {
-  it("hangs up on a peer that does not speak this chain's protocols", async () => {
+  it("turns away a peer that does not speak this chain's protocols, and says why", async () => {
     const ours = await node("ours");
     const theirs = await node("theirs", { chainId: "X" });
     await theirs.net.dial(addrOf(ours)).catch(() => {});
     await waitFor(() => !connected(ours, theirs) && !connected(theirs, ours), 5_000, "cross-network connection dropped");
-    expect(ours.net.isBanned(theirs.net.peerId)).toBe(false);
+    // kept away for a while, so that neither side redials in a loop
+    expect(ours.net.isBanned(theirs.net.peerId)).toBe(true);
+    expect(ours.net.rejectedPeers()).toEqual([expect.objectContaining({ peerId: theirs.net.peerId, reason: "another network: its chain id is X, ours is T" })]);
+  });
+
+  it("turns away a peer of the same chain id with another genesis block, on both sides", async () => {
+    const ours = await node("genesis-ours");
+    const other = new FakeNode();
+    other.status = { ...other.status, genesisId: new Uint8Array(32).fill(9) };
+    const theirs = await node("genesis-theirs", {}, other);
+    await theirs.net.dial(addrOf(ours)).catch(() => {});
+    await waitFor(() => ours.net.rejectedPeers().length > 0 && theirs.net.rejectedPeers().length > 0, 10_000, "both sides turned the other away");
+    expect(ours.net.rejectedPeers()[0]!.reason).toMatch(/^another network: its genesis block is \w+, ours is \w+ \(same chain id/);
+    await waitFor(() => !connected(ours, theirs) && !connected(theirs, ours), 5_000, "disconnected");
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * The anchoring batcher behind `POST /hash`: concurrent requests are gathered into anchor
- * transactions of up to 100 hashes, signed by the wallet's primary account, admitted to the pool
+ * transactions of up to 100 hashes, signed by the wallet's anchoring account, admitted to the pool
  * and recorded in the anchor journal (both durably) before any request is answered. A hash already
  * in a block, or pending in an anchor transaction this node signed, is answered with that
  * transaction and creates nothing new; a hash pending only in someone else's transaction is
@@ -19,7 +19,7 @@ import { AnchordError, ErrorCode, createTx, minFee, signTx, type AnchorTx } from
 import type { Ledger } from "@anchord/state";
 import type { AnchorJournal } from "./anchorJournal.js";
 import type { TxPool } from "./pool.js";
-import type { Wallet } from "./wallet.js";
+import type { Wallet, WalletAccount } from "./wallet.js";
 import type { Logger } from "./logger.js";
 
 export const MAX_ANCHORS_PER_TX = 100;
@@ -55,8 +55,18 @@ export class AnchorBatcher {
     private readonly logger: Logger,
     private readonly lingerMs = 1,
     private readonly now: () => number = Date.now,
+    /** The anchoring account's address (`--anchor-account`); by default the best-funded one at start. */
+    chosenAccount?: string,
   ) {
+    this.signer = wallet.anchoringAccount((a) => ledger.balances(a).available, chosenAccount);
     pool.onRemoved(() => this.requestSweep());
+  }
+
+  private readonly signer: WalletAccount | undefined;
+
+  /** The wallet account that signs the node's anchors (none when the wallet is empty). */
+  account(): WalletAccount | undefined {
+    return this.signer;
   }
 
   private isFinal(height: number): boolean {
@@ -72,7 +82,7 @@ export class AnchorBatcher {
     const key = toHex(hash);
     const existing = this.inflight.get(key);
     if (existing) return existing;
-    if (!this.wallet.primary()) return Promise.reject(new AnchordError(ErrorCode.SENDER_NOT_IN_WALLET, "this node has no wallet account to sign anchors with"));
+    if (!this.signer) return Promise.reject(new AnchordError(ErrorCode.SENDER_NOT_IN_WALLET, "this node has no wallet account to sign anchors with"));
     const p = new Promise<string>((resolve, reject) => this.queue.push({ hash, resolve, reject }));
     this.inflight.set(key, p);
     p.then(
@@ -178,7 +188,7 @@ export class AnchorBatcher {
   }
 
   private async submit(batch: Waiter[]): Promise<void> {
-    const account = this.wallet.primary()!;
+    const account = this.signer!;
     const timestamp = this.wallet.timestampFor(account, this.now());
     let signedId: string | undefined;
     try {

@@ -1,5 +1,5 @@
 /** The node's implementation of the HTTP interface's `ApiBackend`. */
-import { AnchordError, ErrorCode, createTx, signTx, type Block, type CancelLeaseTx, type LeaseTx, type SignedTx, type Transaction } from "@anchord/protocol";
+import { AnchordError, ErrorCode, createTx, signTx, type JsonValue, type Block, type CancelLeaseTx, type LeaseTx, type SignedTx, type Transaction } from "@anchord/protocol";
 import type { ApiBackend, AnchorStatus, BalanceSnapshot, CancelLeaseRequest, LeaseRequest, MetricsText, NodeStatus, PeerInfo } from "@anchord/api";
 import type { Node } from "./node.js";
 
@@ -121,11 +121,25 @@ export class NodeBackend implements ApiBackend {
       lastBlockId: ledger.lastHeader.id,
       score: ledger.score,
       peers: this.node.network?.connectedPeers().length ?? 0,
+      // why a node has no (or fewer) peers: those turned away as another network
+      rejectedPeers: (this.node.network?.rejectedPeers() ?? []).map((r) => ({ peerId: r.peerId, reason: r.reason, at: r.at })),
       poolSize: this.node.pool.size,
       syncing: this.node.sync?.behind ?? false,
       peerId: this.node.network?.peerId ?? null,
       version: NODE_VERSION,
       storage: this.node.storageFailure ? "failed" : "ok",
+      // null when the node does not generate (--no-generate)
+      generator: this.generatorStatus(),
+      anchoringAccount: this.node.anchoring.account()?.address ?? null,
+    };
+  }
+
+  private generatorStatus(): JsonValue {
+    const state = this.node.generator?.state();
+    if (!state) return null;
+    return {
+      accounts: state.accounts.map((a) => ({ address: a.address, generatingBalance: a.generatingBalance, minimum: a.minimum, forges: a.forges })),
+      nextSlot: state.nextSlot ? { ...state.nextSlot } : null,
     };
   }
 

@@ -19,10 +19,19 @@ export interface Slot {
   fields: ExpectedBlockFields;
 }
 
+/** What the generator can do, per wallet account (for `/node/status` and the logs). */
+export interface GeneratorState {
+  readonly accounts: readonly { address: string; generatingBalance: bigint; minimum: bigint; forges: boolean }[];
+  /** The earliest slot on the current tip among the accounts that forge. */
+  readonly nextSlot: { address: string; height: number; timestamp: number; date: string } | null;
+}
+
 export class Generator {
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private forging = false;
+  /** Whether each account could forge when last logged: a line only when that changes. */
+  private readonly announced = new Map<string, boolean>();
 
   constructor(
     private readonly chain: Chain,
@@ -58,11 +67,46 @@ export class Generator {
     return best;
   }
 
+  /** Each wallet account's generating balance against the minimum, and the next slot. */
+  state(): GeneratorState {
+    const ledger = this.chain.ledger;
+    const minimum = ledger.config.minGeneratingBalance;
+    const accounts = this.wallet.accounts.map((a) => {
+      const generatingBalance = ledger.generatingBalance(a.address);
+      return { address: a.address, generatingBalance, minimum, forges: generatingBalance >= minimum && generatingBalance > 0n };
+    });
+    const slot = this.nextSlot();
+    return {
+      accounts,
+      nextSlot: slot ? { address: slot.account.address, height: ledger.height + 1, timestamp: slot.timestamp, date: new Date(slot.timestamp).toISOString() } : null,
+    };
+  }
+
+  /** Logs, once and whenever it changes, whether each wallet account can forge and why not. */
+  private announce(): void {
+    const ledger = this.chain.ledger;
+    const tokens = (v: bigint): string => `${v / 100_000_000n}.${(v % 100_000_000n).toString().padStart(8, "0").replace(/0+$/, "") || "0"}`.replace(/\.0$/, "");
+    for (const a of this.state().accounts) {
+      if (this.announced.get(a.address) === a.forges) continue;
+      this.announced.set(a.address, a.forges);
+      const fields = { address: a.address, generatingBalance: String(a.generatingBalance), minimum: String(a.minimum), height: ledger.height };
+      if (a.forges) this.logger.info(fields, `Generator account ${a.address} forges: generating balance ${tokens(a.generatingBalance)} of the minimum ${tokens(a.minimum)} tokens`);
+      else {
+        this.logger.warn(
+          fields,
+          `Generator account ${a.address} cannot forge: generating balance ${tokens(a.generatingBalance)} is below the minimum ${tokens(a.minimum)} tokens ` +
+            `(the lowest effective balance over the last ${ledger.config.generatingBalanceWindow} blocks; fund or lease to it, or use a funded seed)`,
+        );
+      }
+    }
+  }
+
   /** Re-arms the timer for the current tip; call after every tip change. */
   reschedule(): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.announce();
     const slot = this.nextSlot();
     if (!slot) return;
     const tipId = this.chain.ledger.lastHeader.idBytes;

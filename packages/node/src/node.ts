@@ -75,7 +75,7 @@ export class Node {
       const chain = new Chain(ledger, pool, log.child({ module: "chain" }));
       const metrics = new NodeMetrics();
       const journal = await AnchorJournal.open(join(opts.dataDir, "anchor-journal"));
-      const anchoring = new AnchorBatcher(ledger, pool, wallet, journal, (fn) => chain.exclusive(fn), log.child({ module: "anchoring" }));
+      const anchoring = new AnchorBatcher(ledger, pool, wallet, journal, (fn) => chain.exclusive(fn), log.child({ module: "anchoring" }), undefined, undefined, opts.anchorAccount);
       node = new Node(opts, log, ledger, wallet, pool, chain, metrics, anchoring);
       const created = node;
       // acknowledged anchors leave at once, not only with the periodic rebroadcast
@@ -84,6 +84,14 @@ export class Node {
       node.status = "running";
       // what was acknowledged before a stop or a crash and is now neither pooled nor on chain
       anchoring.requestSweep();
+      const signer = anchoring.account();
+      if (signer) {
+        const available = ledger.balances(signer.address).available;
+        const fee = ledger.config.minFees.anchorBase + ledger.config.minFees.anchorPerItem;
+        const how = opts.anchorAccount !== undefined ? "chosen with --anchor-account" : "the best-funded wallet account";
+        if (available < fee) log.warn({ account: signer.address, available: String(available), how }, `POST /hash anchors with ${signer.address} (${how}), whose available balance cannot pay an anchor fee: anchoring will fail with code 112 until it is funded`);
+        else log.info({ account: signer.address, available: String(available), how }, `POST /hash anchors with ${signer.address} (${how})`);
+      }
       log.info(
         { height: ledger.height, chainId: ledger.config.chainId, wallet: wallet.addresses(), api: node.apiUrl ?? null, peerId: node.network?.peerId ?? null, p2p: node.network?.multiaddrs() ?? [] },
         "Node started",

@@ -26,6 +26,8 @@ export interface NodeOptions {
   p2p: P2PListenOptions | false;
   walletSeeds?: string[];
   walletPassword?: string;
+  /** Address of the wallet account that signs `POST /hash` anchors (default: the best-funded at start). */
+  anchorAccount?: string;
   /** Forge blocks with eligible wallet keys (default true). */
   generate?: boolean;
   poolMaxSize?: number;

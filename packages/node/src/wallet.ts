@@ -85,9 +85,23 @@ export class Wallet {
     return t;
   }
 
-  /** The account that signs the node's own anchor transactions. */
-  primary(): WalletAccount | undefined {
-    return this.accounts[0];
+  /**
+   * The account that signs the node's own anchor transactions: `chosen` (an address that must be in
+   * the wallet), else the account with the largest `available` balance (the first on a tie, the
+   * first account when none has any).
+   */
+  anchoringAccount(available: (address: string) => bigint, chosen?: string): WalletAccount | undefined {
+    if (chosen !== undefined) {
+      const account = this.get(chosen);
+      if (!account) throw new AnchordError(ErrorCode.SENDER_NOT_IN_WALLET, `the anchoring account ${chosen} is not in this node's wallet (${this.addresses().join(", ") || "empty"})`);
+      return account;
+    }
+    let best: { account: WalletAccount; balance: bigint } | undefined;
+    for (const account of this.accounts) {
+      const balance = available(account.address);
+      if (!best || balance > best.balance) best = { account, balance };
+    }
+    return best?.account;
   }
 }
 

@@ -15,7 +15,7 @@ describe("wallet", () => {
     expect(statSync(join(dir, WALLET_FILE)).mode & 0o777).toBe(0o600);
     const w = loadWallet(dir, CHAIN, { extraSeeds: [b.seed, a.seed] });
     expect(w.addresses()).toEqual([a.address, b.address]);
-    expect(w.primary()!.address).toBe(a.address);
+    expect(w.anchoringAccount(() => 0n)!.address).toBe(a.address);
     expect(w.get(b.address)!.keyPair.publicKey).toEqual(b.kp.publicKey);
   });
 

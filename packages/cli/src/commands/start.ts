@@ -24,6 +24,8 @@ Options:
   --bootstrap <multiaddr>   peer to join, ending in /p2p/<peerId> (repeatable or comma-separated)
   --wallet-seed <seed>      add this seed phrase to the wallet (repeatable); also ANCHORD_WALLET_SEED
   --wallet-seed-file <file> read seed phrases from a file, one per line
+  --anchor-account <addr>   the wallet account that signs POST /hash anchors (default: the one with the
+                            largest available balance at start); seeds persist in <data-dir>/wallet.json
   --wallet-password <pw>    encrypt the wallet at rest (scrypt + AES-256-GCM); also ANCHORD_WALLET_PASSWORD
   --no-generate             never forge blocks
   --log-level <level>       trace|debug|info|warn|error|fatal|silent (default info; also ANCHORD_LOG_LEVEL)
@@ -57,6 +59,7 @@ export async function startCommand(argv: string[]): Promise<number | void> {
       bootstrap: { type: "string", multiple: true },
       "wallet-seed": { type: "string", multiple: true },
       "wallet-seed-file": { type: "string" },
+      "anchor-account": { type: "string" },
       "wallet-password": { type: "string" },
       "no-generate": { type: "boolean" },
       "log-level": { type: "string" },
@@ -84,6 +87,7 @@ export async function startCommand(argv: string[]): Promise<number | void> {
       {
         dataDir: resolve((v["data-dir"] as string | undefined) ?? "anchord-data"),
         genesis,
+        anchorAccount: v["anchor-account"] as string | undefined,
         api: {
           host: (v["api-host"] as string | undefined) ?? defaultNodeOptions.apiHost,
           port: intOption(v, "api-port", defaultNodeOptions.apiPort, 0, 65535),
