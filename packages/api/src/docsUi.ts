@@ -37,7 +37,12 @@ const INIT = `window.onload = function () {
     dom_id: "#swagger-ui",
     deepLinking: true,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-    layout: "StandaloneLayout"
+    layout: "StandaloneLayout",
+    // "Try it out" shows amounts above 2^53 exactly: ask for 64-bit integers as strings
+    requestInterceptor: function (req) {
+      if (req.url.indexOf(${JSON.stringify(OPENAPI_PATH)}) < 0) req.headers["Accept"] = "application/json;large-significand-format=string";
+      return req;
+    }
   });
 };
 `;

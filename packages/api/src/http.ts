@@ -3,9 +3,21 @@ import type { ServerResponse } from "node:http";
 import { stringifyJson } from "@anchord/protocol";
 import { reserveAnswer } from "./answerGuard.js";
 
-/** Writes `body` as JSON (bigint as bare integer literals) with the given status. */
+/**
+ * Whether the client asked for 64-bit integers as strings (the Waves node's convention):
+ * `Accept: application/json;large-significand-format=string`.
+ */
+export function wantsBigintStrings(accept: string | undefined): boolean {
+  return accept !== undefined && /large-significand-format\s*=\s*"?string"?/i.test(accept);
+}
+
+/**
+ * Writes `body` as JSON with the given status: bigint (amounts, fees, balances, scores) as bare
+ * integer literals, or as decimal strings when the request asked for them (`wantsBigintStrings`).
+ */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  sendText(res, status, "application/json; charset=utf-8", stringifyJson(body));
+  const asStrings = wantsBigintStrings(res.req?.headers.accept);
+  sendText(res, status, asStrings ? "application/json;large-significand-format=string; charset=utf-8" : "application/json; charset=utf-8", stringifyJson(body, undefined, { bigintAsString: asStrings }));
 }
 
 /**

@@ -83,7 +83,10 @@ export function buildOpenApi(routes: readonly RouteDef[], config: NetworkConfig,
       description:
         `HTTP interface of an anchord node on network "${config.name}" (chain id '${config.chainId}'). ` +
         "Amounts, fees and balances are integers in base units (1 token = 10^8 units), exact at any size. " +
-        "Errors are JSON: {\"error\": <code>, \"message\": <text>}. " +
+        // code spans: swagger-ui renders descriptions as Markdown, which would swallow <code> as HTML
+        "Errors are JSON: `{\"error\": <code>, \"message\": \"<text>\"}`. " +
+        "Send `Accept: application/json;large-significand-format=string` to get amounts and other 64-bit integers as decimal strings " +
+        "(this page does, so that numbers above 2^53 are shown exactly). " +
         (opts.tokenRequired
           ? "This node requires an API token on the routes that anchor or sign with its wallet."
           : "This node has no API token configured: every route is open (it listens on loopback only)."),
@@ -92,7 +95,7 @@ export function buildOpenApi(routes: readonly RouteDef[], config: NetworkConfig,
     components: {
       schemas,
       securitySchemes: {
-        bearerAuth: { type: "http", scheme: "bearer", description: "Authorization: Bearer <token>" },
+        bearerAuth: { type: "http", scheme: "bearer", description: "`Authorization: Bearer <token>`" },
         apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
       },
     },

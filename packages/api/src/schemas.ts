@@ -48,7 +48,7 @@ export const SCHEMAS = {
           type: "object",
           required: ["type", "sourceId"],
           properties: {
-            type: { type: "string", description: "<network name>DataTransaction" },
+            type: { type: "string", description: "`<network name>DataTransaction`" },
             sourceId: base58("Id of the anchoring transaction"),
           },
         },

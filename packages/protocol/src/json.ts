@@ -26,8 +26,13 @@ export function parseJson(text: string): JsonValue {
   return parse(text, null, parseNumber) as JsonValue;
 }
 
-/** Stringifies with bigint written as bare integer literals. */
-export function stringifyJson(value: unknown, indent?: number): string {
+/**
+ * Stringifies with bigint written as bare integer literals, or, with `bigintAsString`, as decimal
+ * strings (for clients whose JSON numbers are doubles: the Waves convention
+ * `Accept: application/json;large-significand-format=string`).
+ */
+export function stringifyJson(value: unknown, indent?: number, opts: { bigintAsString?: boolean } = {}): string {
+  if (opts.bigintAsString) return JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), indent) ?? "null";
   return stringify(value, undefined, indent) ?? "null";
 }
 
