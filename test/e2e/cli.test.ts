@@ -89,6 +89,38 @@ describe("help and usage errors", () => {
     expect(r.stderr).toContain("--bogus");
   });
 
+  it("an unknown option close to a known one suggests it", async () => {
+    const nodes = await run(["devnet", "--node", "3"]);
+    expect(nodes.code).not.toBe(0);
+    expect(nodes.stderr).toContain("unknown option '--node': did you mean --nodes?");
+    const bootstrap = await run(["start", "--bootstarp", "x"]);
+    expect(bootstrap.stderr).toContain("did you mean --bootstrap?");
+    // nothing close: no suggestion
+    expect((await run(["start", "--frobnicate"])).stderr).not.toContain("did you mean");
+  });
+
+  it("start --log-format pretty prints human-readable lines, json one object per line; anything else is refused", async () => {
+    const dir = tmp();
+    const genesisPath = join(dir, "genesis.json");
+    expect((await run(["genesis", "--balance", `${ACCOUNTS[0]!.address}=${String(ACCOUNTS[0]!.balance)}`, "--out", genesisPath])).code).toBe(0);
+    const bad = await run(["start", "--genesis", genesisPath, "--data-dir", join(dir, "bad"), "--log-format", "xml"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("--log-format must be pretty or json (got 'xml')");
+    for (const format of ["pretty", "json"]) {
+      const port = await freePortRange(2);
+      const child = spawn(process.execPath, [CLI_BIN, "start", "--genesis", genesisPath, "--data-dir", join(dir, format), "--api-port", String(port), "--p2p-port", String(port + 1), "--no-generate", "--name", "fmt", "--log-format", format], { stdio: ["ignore", "pipe", "pipe"] });
+      children.push(child);
+      let out = "";
+      child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+      await waitFor("Node started", () => out.includes("Node started"), 30_000);
+      const line = out.split("\n").find((l) => l.includes("Node started"))!;
+      if (format === "pretty") expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: \[fmt\] Node started/);
+      else expect(JSON.parse(line)).toMatchObject({ level: "info", node: "fmt", msg: "Node started" });
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+    }
+  });
+
   it("start without --genesis says so and exits non-zero", async () => {
     const dir = tmp();
     const r = await run(["start", "--data-dir", join(dir, "n")]);

@@ -106,6 +106,10 @@ export interface DevnetOptions {
   logLevel?: string;
   /** Until devnet.json exists and every API answers (default 90 s). */
   startTimeoutMs?: number;
+  /** Use this data root (default: a fresh temp dir) and keep it when stopped. */
+  dataRoot?: string;
+  /** Pass --keep (resume the devnet found in dataRoot). */
+  keep?: boolean;
 }
 
 export interface Devnet {
@@ -119,7 +123,7 @@ export interface Devnet {
   output(): string;
   /** The last `lines` lines of node i's log. */
   nodeLog(index: number, lines?: number): string;
-  /** SIGINT, then SIGKILL after `graceMs`; waits until no node API answers; removes the data root. */
+  /** SIGINT, then SIGKILL after `graceMs`; waits until no node API answers; removes the data root (unless given). */
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -205,6 +209,7 @@ async function startOnce(opts: DevnetOptions, root: string): Promise<Devnet> {
     "--log-level", opts.logLevel ?? "info",
   ];
   if (opts.apiToken !== undefined) args.push("--api-token", opts.apiToken);
+  if (opts.keep) args.push("--keep");
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const collect = (chunk: Buffer): void => {
@@ -257,7 +262,7 @@ async function startOnce(opts: DevnetOptions, root: string): Promise<Devnet> {
         if (!up.some(Boolean)) break;
         await sleep(250);
       }
-      rmSync(root, { recursive: true, force: true });
+      if (opts.dataRoot === undefined) rmSync(root, { recursive: true, force: true });
     })();
     return stopped;
   };
@@ -303,12 +308,12 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build first (npx tsc -b)`);
   let last: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const root = mkdtempSync(join(tmpdir(), "anchord-devnet-"));
+    const root = opts.dataRoot ?? mkdtempSync(join(tmpdir(), "anchord-devnet-"));
     try {
       return await startOnce(opts, root);
     } catch (e) {
       last = e;
-      rmSync(root, { recursive: true, force: true });
+      if (opts.dataRoot === undefined) rmSync(root, { recursive: true, force: true });
     }
   }
   throw last;

@@ -1,5 +1,6 @@
 /** Thin wrapper over node:util parseArgs with help text and clear errors. */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { closest, distance } from "fastest-levenshtein";
 
 export type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -14,8 +15,19 @@ export function parse<T extends Options>(argv: string[], options: T, help: strin
     const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     return { values: values as Record<string, unknown>, positionals };
   } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n\n${help}`);
+    const message = (e as Error).message;
+    const unknown = /^Unknown option '(--?[^']+)'/.exec(message)?.[1];
+    const hint = unknown === undefined ? undefined : suggestOption(unknown, Object.keys(options));
+    throw new UsageError(hint !== undefined ? `unknown option '${unknown}': did you mean --${hint}?\n\n${help}` : `${message}\n\n${help}`);
   }
+}
+
+/** The known option closest to `given` (`--node` → `nodes`), if it is close enough to be a slip. */
+export function suggestOption(given: string, known: readonly string[]): string | undefined {
+  const name = given.replace(/^-+/, "").split("=", 1)[0]!;
+  if (!name || known.length === 0) return undefined;
+  const best = closest(name, known as string[]);
+  return distance(name, best) <= Math.max(2, Math.floor(best.length / 3)) ? best : undefined;
 }
 
 export function intOption(values: Record<string, unknown>, name: string, fallback: number, min: number, max: number): number {

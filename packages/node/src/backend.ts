@@ -1,6 +1,7 @@
 /** The node's implementation of the HTTP interface's `ApiBackend`. */
 import { AnchordError, ErrorCode, createTx, signTx, type JsonValue, type Block, type CancelLeaseTx, type LeaseTx, type SignedTx, type Transaction } from "@anchord/protocol";
 import type { ApiBackend, AnchorStatus, BalanceSnapshot, CancelLeaseRequest, LeaseRequest, MetricsText, NodeStatus, PeerInfo } from "@anchord/api";
+import { addressFromPublicKey } from "@anchord/crypto";
 import type { Node } from "./node.js";
 
 export const NODE_VERSION = "anchord 0.1.0";
@@ -119,6 +120,7 @@ export class NodeBackend implements ApiBackend {
       chainId: ledger.config.chainId,
       network: ledger.config.name,
       lastBlockId: ledger.lastHeader.id,
+      lastBlockGenerator: addressFromPublicKey(ledger.lastHeader.generator, ledger.config.chainIdByte),
       score: ledger.score,
       peers: this.node.network?.connectedPeers().length ?? 0,
       // why a node has no (or fewer) peers: those turned away as another network

@@ -5,11 +5,12 @@
  * it runs, and a clean stop of every node on Ctrl-C.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { genesisToJson, stringifyJson, parseJson } from "@anchord/protocol";
+import { genesisToJson, loadGenesisFile, stringifyJson, parseJson } from "@anchord/protocol";
 import { loadOrCreatePeerKey } from "@anchord/network";
 import { apiTokenProblem } from "@anchord/node";
 import { buildGenesis } from "./genesis.js";
@@ -39,11 +40,12 @@ export function nodeEnvironment(env: NodeJS.ProcessEnv = process.env): Record<st
 const HELP = `Usage: npm run devnet -- [options]     (or: anchord devnet [options])
 
 Starts a local network of generator nodes as separate processes, with fresh data and a genesis
-stamped with the current time. Node i serves its HTTP API on http://127.0.0.1:(6869+i).
-Ctrl-C stops every node cleanly.
+stamped with the current time (--keep resumes the previous devnet instead). Node i serves its
+HTTP API on http://127.0.0.1:(6869+i). Ctrl-C stops every node cleanly.
 
 Options:
   --nodes <n>          number of nodes, 1 to 10 (default 3)
+  --keep               resume the previous devnet's chain (same data root) instead of deleting it
   --api-token <t>      every node requires this token on POST /hash and wallet-signing routes
   --block-time <s>     average block delay in seconds (default 3)
   --name <name>        network name (anchors are typed <name>DataTransaction; default Anchord)
@@ -126,6 +128,66 @@ function runningPid(file: string): number | undefined {
   }
 }
 
+interface DevnetStatus {
+  blockchainHeight: number;
+  peers?: number;
+  poolSize?: number;
+  lastBlockGenerator?: string;
+}
+
+async function nodeStatus(api: string): Promise<DevnetStatus | undefined> {
+  try {
+    const r = await fetch(`${api}/node/status`, { signal: AbortSignal.timeout(3_000) });
+    return (await r.json()) as DevnetStatus;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The funded accounts, as anvil and Hardhat print theirs, with the warning they deserve. */
+function fundedAccountsBanner(accounts: readonly DevnetAccount[], n: number): string {
+  const tokens = (units: bigint): string => (units / 100_000_000n).toLocaleString("en-US");
+  const rows = accounts.map((a) => {
+    const who = a.node === null ? "funded" : a.node < n ? `node-${a.node} wallet` : `funded (node-${a.node} seed)`;
+    return `  ${a.address}  ${tokens(BigInt(a.balance)).padStart(12)}  ${who.padEnd(22)} ${a.seed}`;
+  });
+  return (
+    `Funded accounts (devnet/accounts.json):\n` +
+    `  address                              tokens        holder                 seed\n${rows.join("\n")}\n` +
+    `WARNING: these are public development keys: their seeds are printed above and committed to the\n` +
+    `repository. Anyone can sign with them. Never use them, or send real funds to them, outside this devnet.\n`
+  );
+}
+
+const LOG_LEVEL_LABEL: Record<string, string> = { warn: "WARN", error: "ERROR", fatal: "FATAL" };
+
+/**
+ * A node's output goes to its log file; its warnings and errors (and anything it prints that is
+ * not a JSON log line, such as a crash) also reach the devnet's terminal, prefixed with the node.
+ */
+function forwardOutput(child: ChildProcess, node: DevnetNodeInfo, stopping: () => boolean): void {
+  const log = createWriteStream(node.log, { flags: "a" });
+  for (const stream of [child.stdout!, child.stderr!]) {
+    stream.pipe(log, { end: false });
+    createInterface({ input: stream }).on("line", (line) => {
+      if (stopping() || line.trim() === "") return;
+      let entry: { level?: string; msg?: string; [k: string]: unknown } | undefined;
+      try {
+        entry = JSON.parse(line) as typeof entry;
+      } catch {
+        entry = undefined;
+      }
+      if (entry === undefined || typeof entry !== "object") {
+        process.stdout.write(`node-${node.index} | ${line}\n`);
+        return;
+      }
+      const label = LOG_LEVEL_LABEL[String(entry.level)];
+      if (label !== undefined) process.stdout.write(`node-${node.index} ${label}: ${String(entry.msg ?? "")}\n`);
+    });
+  }
+  child.once("exit", () => setTimeout(() => log.end(), 100).unref());
+}
+
 export async function devnetCommand(argv: string[]): Promise<number> {
   const parsed = parse(
     argv,
@@ -139,6 +201,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
       "p2p-port": { type: "string" },
       "log-level": { type: "string" },
       "max-heap": { type: "string" },
+      keep: { type: "boolean" },
     },
     HELP,
   );
@@ -170,21 +233,25 @@ export async function devnetCommand(argv: string[]): Promise<number> {
     }
   }
 
-  // Fresh data every time.
-  rmSync(root, { recursive: true, force: true });
+  // Fresh data every time, unless --keep finds a previous devnet to resume.
+  const genesisPath = join(root, "genesis.json");
+  const resume = v.keep === true && existsSync(genesisPath);
+  const hadData = existsSync(root) && readdirSync(root).length > 0;
+  if (!resume) rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
   writeFileSync(pidFile, `${process.pid}\n`);
 
   const accounts = loadDevnetAccounts();
-  const genesis = buildGenesis({
-    chainId: "D",
-    name: (v.name as string | undefined) ?? "Anchord",
-    blockTimeMs,
-    balances: accounts.map((a) => ({ address: a.address, amount: BigInt(a.balance) })),
-    generators: accounts.filter((a) => a.node !== null && a.node < n).map((a) => a.address),
-  });
-  const genesisPath = join(root, "genesis.json");
-  writeFileSync(genesisPath, `${stringifyJson(genesisToJson(genesis), 2)}\n`);
+  const genesis = resume
+    ? loadGenesisFile(genesisPath)
+    : buildGenesis({
+        chainId: "D",
+        name: (v.name as string | undefined) ?? "Anchord",
+        blockTimeMs,
+        balances: accounts.map((a) => ({ address: a.address, amount: BigInt(a.balance) })),
+        generators: accounts.filter((a) => a.node !== null && a.node < n).map((a) => a.address),
+      });
+  if (!resume) writeFileSync(genesisPath, `${stringifyJson(genesisToJson(genesis), 2)}\n`);
 
   const nodes: DevnetNodeInfo[] = [];
   for (let i = 0; i < n; i++) {
@@ -244,12 +311,11 @@ export async function devnetCommand(argv: string[]): Promise<number> {
     ];
     for (const other of nodes) if (other !== node) args.push("--bootstrap", other.multiaddr);
     if (token) args.push("--api-token", token);
-    const out = openSync(node.log, "a");
     const child = spawn(process.execPath, args, {
-      stdio: ["ignore", out, out],
+      stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, ...nodeEnvironment(), ANCHORD_WALLET_SEED: account.seed },
     });
-    closeSync(out);
+    forwardOutput(child, node, () => stopping);
     child.on("exit", (code, signal) => {
       if (!stopping) process.stdout.write(`node-${node.index} exited (${signal ?? code}); see ${node.log}\n`);
     });
@@ -272,28 +338,37 @@ export async function devnetCommand(argv: string[]): Promise<number> {
     `${JSON.stringify({ chainId: "D", network: genesis.config.name, blockTimeMs, genesis: genesisPath, apiToken: token ? true : false, nodes }, null, 2)}\n`,
   );
   const table = nodes.map((node) => `  node-${node.index}  ${node.api.padEnd(24)} ${node.address}  ${node.multiaddr}`).join("\n");
+  const firstStatus = await nodeStatus(nodes[0]!.api);
+  const history = resume
+    ? `Resumed the previous devnet in ${root} at height ${firstStatus?.blockchainHeight ?? "?"} (--keep).\n`
+    : hadData
+      ? `Earlier devnet data in ${root} was deleted (start with --keep to resume a devnet instead).\n`
+      : "";
   process.stdout.write(
-    `anchord devnet: ${n} node(s), chain id D, block time ${blockTimeMs / 1000}s\n` +
-      `  node    API                      wallet address                        libp2p\n${table}\n` +
-      `Genesis: ${genesisPath}\nNetwork description: ${join(root, "devnet.json")}\nLogs: ${join(root, "node-<i>", "node.log")}\n` +
+    `anchord devnet: ${n} node(s), chain id D, block time ${genesis.config.averageBlockDelayMs / 1000}s\n` +
+      history +
+      `  node    API                      wallet address                        libp2p\n${table}\n\n` +
+      fundedAccountsBanner(accounts, n) +
+      `\nGenesis: ${genesisPath}\nNetwork description: ${join(root, "devnet.json")}\nLogs: ${join(root, "node-<i>", "node.log")} (warnings and errors also appear here)\n` +
       `Press Ctrl-C to stop.\n`,
   );
 
-  // A short heartbeat: heights of all nodes every 10 s.
+  // A status line every 5 s: height, who forged the last blocks, peers and pool size of each node.
+  const labels = new Map(accounts.map((a) => [a.address, a.node !== null && a.node < n ? `n${a.node}` : `${a.address.slice(0, 6)}…`]));
+  const forgers = new Map<number, string>();
   const heartbeat = setInterval(async () => {
-    const heights = await Promise.all(
-      nodes.map(async (node) => {
-        try {
-          const r = await fetch(`${node.api}/node/status`);
-          const s = (await r.json()) as { blockchainHeight: number; peers?: number };
-          return `${s.blockchainHeight}`;
-        } catch {
-          return "down";
-        }
-      }),
-    );
-    if (!stopping) process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] heights: ${heights.join(" ")}\n`);
-  }, 10_000);
+    const statuses = await Promise.all(nodes.map((node) => nodeStatus(node.api)));
+    for (const st of statuses) if (st?.lastBlockGenerator) forgers.set(st.blockchainHeight, labels.get(st.lastBlockGenerator) ?? `${st.lastBlockGenerator.slice(0, 6)}…`);
+    for (const h of [...forgers.keys()].sort((a, b) => b - a).slice(5)) forgers.delete(h);
+    const heights = statuses.map((st) => (st ? String(st.blockchainHeight) : "down"));
+    const last = [...forgers.entries()].sort((a, b) => a[0] - b[0]).map(([h, who]) => `${h}:${who}`);
+    const field = (f: (st: DevnetStatus) => number | undefined): string => statuses.map((st) => (st ? String(f(st) ?? "?") : "-")).join(" ");
+    if (!stopping) {
+      process.stdout.write(
+        `[${new Date().toISOString().slice(11, 19)}] height ${heights.join(" ")} | forged ${last.join(" ") || "-"} | peers ${field((st) => st.peers)} | pool ${field((st) => st.poolSize)}\n`,
+      );
+    }
+  }, 5_000);
   heartbeat.unref();
   await new Promise<void>(() => undefined);
   return 0;

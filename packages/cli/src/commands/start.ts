@@ -3,6 +3,8 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { isAnchordError, loadGenesisFile } from "@anchord/protocol";
 import { Node, apiTokenProblem, createLogger, defaultNodeOptions } from "@anchord/node";
+import pretty from "pino-pretty";
+import type { DestinationStream } from "pino";
 import { intOption, listOption, logLevelOption, parse, UsageError } from "../args.js";
 
 const HELP = `Usage: anchord start --genesis <file> [options]
@@ -29,6 +31,8 @@ Options:
   --wallet-password <pw>    encrypt the wallet at rest (scrypt + AES-256-GCM); also ANCHORD_WALLET_PASSWORD
   --no-generate             never forge blocks
   --log-level <level>       trace|debug|info|warn|error|fatal|silent (default info; also ANCHORD_LOG_LEVEL)
+  --log-format <f>          pretty (human-readable lines) or json (one JSON object a line); default:
+                            pretty when the output is a terminal, json otherwise
   --name <name>             name shown in the logs
   --exit-with-parent        stop when the parent process exits (used by devnet)
   -h, --help                this help
@@ -41,6 +45,23 @@ function describeCause(details: Record<string, unknown> | undefined): string {
   const listen = details?.["listen"];
   if (cause.includes("EADDRINUSE") && typeof listen === "string") return `: address ${listen} is already in use`;
   return `: ${cause.split("\n")[0]}`;
+}
+
+/**
+ * Where log lines go: pino-pretty's human-readable lines, or pino's JSON lines (the default when
+ * stdout is not a terminal: files, pipes, the devnet, log collectors).
+ */
+function logDestination(format: unknown): DestinationStream | undefined {
+  const f = format ?? (process.stdout.isTTY ? "pretty" : "json");
+  if (f === "json") return undefined;
+  if (f !== "pretty") throw new UsageError(`--log-format must be pretty or json (got '${String(f)}')`);
+  return pretty({
+    colorize: process.stdout.isTTY === true,
+    translateTime: "SYS:HH:MM:ss.l",
+    ignore: "pid,hostname,node,module",
+    messageFormat: "{if node}[{node}] {end}{if module}{module}: {end}{msg}",
+    sync: true,
+  });
 }
 
 export async function startCommand(argv: string[]): Promise<number | void> {
@@ -60,6 +81,7 @@ export async function startCommand(argv: string[]): Promise<number | void> {
       "wallet-seed": { type: "string", multiple: true },
       "wallet-seed-file": { type: "string" },
       "anchor-account": { type: "string" },
+      "log-format": { type: "string" },
       "wallet-password": { type: "string" },
       "no-generate": { type: "boolean" },
       "log-level": { type: "string" },
@@ -80,7 +102,7 @@ export async function startCommand(argv: string[]): Promise<number | void> {
   const token = (v["api-token"] as string | undefined) ?? (process.env.ANCHORD_API_TOKEN || undefined);
   const tokenProblem = token === undefined ? undefined : apiTokenProblem(token);
   if (tokenProblem !== undefined) throw new UsageError(`--api-token: ${tokenProblem}`);
-  const logger = createLogger({ name: v.name as string | undefined, level: logLevelOption(v) });
+  const logger = createLogger({ name: v.name as string | undefined, level: logLevelOption(v), destination: logDestination(v["log-format"]) });
   let node: Node;
   try {
     node = await Node.start(
