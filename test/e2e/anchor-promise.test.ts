@@ -47,7 +47,8 @@ async function postHash(node: Node, hash: Uint8Array): Promise<string> {
 
 /** The sender of a transaction the node holds (pool or chain). */
 function senderOf(node: Node, id: string): string | undefined {
-  return node.pool.get(id)?.sender ?? node.ledger.getTransaction(id)?.tx.sender;
+  const tx = node.pool.get(id) ?? node.ledger.getTransaction(id)?.tx;
+  return tx !== undefined && "sender" in tx ? tx.sender : undefined;
 }
 
 describe("acknowledged anchors", () => {

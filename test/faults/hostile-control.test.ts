@@ -7,12 +7,11 @@
  * honest nodes must answer `/node/status`, keep forging one chain, and keep their memory steady.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, onTestFailed } from "vitest";
 import { getJson } from "./utils/http.js";
 import { createLab, netnsUnavailable, type NetnsLab } from "./utils/netns.js";
-import { FaultCluster, REPO_ROOT, sleep, waitUntil, type FaultNode } from "./utils/procs.js";
+import { FaultCluster, REPO_ROOT, rssMbOf, sleep, waitUntil, type FaultNode } from "./utils/procs.js";
 import { recordResult } from "./utils/results.js";
 
 const FLOOD_MS = 12_000;
@@ -34,10 +33,7 @@ afterAll(async () => {
   for (const c of clusters) await c.destroy(keep);
 });
 
-function rssMb(n: FaultNode): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${n.child!.pid!}/status`, "utf8"));
-  return m ? Math.round(Number(m[1]) / 1024) : 0;
-}
+const rssMb = (n: FaultNode): number => rssMbOf(n.child!.pid!);
 
 /** Starts one flooder process (optionally inside a namespace) against `targets`. */
 function flooder(targets: string[], wrap: string[] = []): { done: Promise<Record<string, number>> } {

@@ -8,12 +8,11 @@
  * receive the 413 JSON answer (it got a reset, "fetch failed", while the node closed the
  * connection under a client still sending).
  */
-import { readFileSync } from "node:fs";
 import * as net from "node:net";
 import { afterAll, describe, expect, it, onTestFailed } from "vitest";
 import { field, getJson } from "./utils/http.js";
 import { clusterLoad } from "./utils/load.js";
-import { FaultCluster, sleep, waitUntil } from "./utils/procs.js";
+import { FaultCluster, rssMbOf as rssMb, sleep, waitUntil } from "./utils/procs.js";
 import { recordResult } from "./utils/results.js";
 
 const MEMORY_TARGET_MB = 400;
@@ -28,10 +27,6 @@ afterAll(async () => {
   if (keep && cluster) process.stdout.write(`http-flood: logs and data kept in ${cluster.root}\n`);
 });
 
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Math.round(Number(m[1]) / 1024) : 0;
-}
 
 /** Writes `count` pipelined GETs of `path` in one go; reads (and drops) the answers if `read`. */
 function attacker(port: number, path: string, count: number, read: boolean): net.Socket {

@@ -108,14 +108,7 @@ export class AnswerGuard {
     }
     s.pending++;
     guarded.set(res, this);
-    let done = false;
-    const finish = (): void => {
-      if (done) return;
-      done = true;
-      s.pending--;
-    };
-    res.once("finish", finish);
-    res.once("close", finish);
+    whenDone(res, () => s.pending--);
     return true;
   }
 
@@ -132,14 +125,7 @@ export class AnswerGuard {
       return false;
     }
     s.cost += cost;
-    let held = true;
-    const done = (): void => {
-      if (!held) return;
-      held = false;
-      s.cost -= cost;
-    };
-    res.once("finish", done);
-    res.once("close", done);
+    whenDone(res, () => (s.cost -= cost));
     return true;
   }
 
@@ -164,17 +150,24 @@ export class AnswerGuard {
     s.bytes += bytes;
     this.stats.queuedBytes += bytes;
     this.clientBytes.set(s.client, client + bytes);
-    let held = true;
-    const done = (): void => {
-      if (!held) return;
-      held = false;
-      // a closed socket released everything it still held at once
+    // a closed socket released everything it still held at once
+    whenDone(res, () => {
       if (!socket.destroyed) this.release(s, bytes);
-    };
-    res.once("finish", done);
-    res.once("close", done);
+    });
     return true;
   }
+}
+
+/** Runs `fn` once, when `res` finishes or closes, whichever comes first. */
+function whenDone(res: ServerResponse, fn: () => void): void {
+  let done = false;
+  const once = (): void => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+  res.once("finish", once);
+  res.once("close", once);
 }
 
 const guarded = new WeakMap<ServerResponse, AnswerGuard>();

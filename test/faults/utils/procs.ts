@@ -6,7 +6,7 @@
  * call in afterAll (and the nodes run with --exit-with-parent in case the runner dies).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeGenesisFile, type Genesis, type NetworkConfig } from "@anchord/protocol";
@@ -19,6 +19,16 @@ import { field, getJson, type Endpoint } from "./http.js";
 
 export { REPO_ROOT, CLI_BIN as BIN } from "../../utils/devnet-process.js";
 export { sleep } from "../../utils/wait.js";
+
+/** Resident memory of process `pid` in MB (from /proc; 0 when it is gone). */
+export function rssMbOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Math.round(Number(m[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}
 
 /** Polls `cond` every `stepMs` (default 250 ms) until it holds; throws after `timeoutMs` naming `what`. */
 export function waitUntil(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 250): Promise<void> {
