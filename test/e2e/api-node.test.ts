@@ -378,36 +378,56 @@ describe("HTTP API of a real node", () => {
     await pause();
     const h = hashOf("anchored by a user");
     const same = hashOf("concurrent");
-    let t1: AnchorTx, t2: AnchorTx, sourceSame: string;
+    let t1: AnchorTx, t2: AnchorTx, sourceSame: string, own: string;
     try {
       // a user's own anchor transactions (broadcast), twice the same hash: both valid
       t1 = anchorTx(user.seed, [h, hashOf("other")]);
       t2 = anchorTx(user.seed, [h]);
       for (const t of [t1, t2]) expect((await broadcast(urlA, t)).status).toBe(200);
-      // POST /hash for a hash pending in someone else's transaction: that transaction, nothing new
+      // POST /hash for a hash pending only in someone else's transaction: anchored anew by the
+      // node's wallet (that transaction might never land; PROTOCOL.md §6)
       const pool = (await unconfirmed(urlA)).length;
-      expectChainpoint(await postJson(`${urlA}/hash`, { hash: toHex(h) }), h, t1.id, false);
+      const anew = await postJson<Obj>(`${urlA}/hash`, { hash: toHex(h) });
+      own = ((anew["chainpoint"] as Obj)["anchors"] as Obj[])[0]!["sourceId"] as string;
+      expect(own).not.toBe(t1.id);
+      expectChainpoint(anew, h, own, false);
+      expect((await unconfirmed(urlA)).find((t) => t["id"] === own)?.["sender"]).toBe(genA.address);
       // the same new hash five times at once: one record, one transaction
       const rs = await Promise.all(Array.from({ length: 5 }, () => postJson<Obj>(`${urlA}/hash`, { hash: base58Encode(same), encoding: "base58" })));
       sourceSame = ((rs[0]!["chainpoint"] as Obj)["anchors"] as Obj[])[0]!["sourceId"] as string;
       for (const r of rs) expectChainpoint(r, same, sourceSame, false);
-      expect((await unconfirmed(urlA)).length).toBe(pool + 1);
+      expect((await unconfirmed(urlA)).length).toBe(pool + 2);
       expect((await anchorTxsCarrying(urlA, same)).map((t) => t["id"])).toEqual([sourceSame]);
+      // and again: now pending in the node's own transaction, so that one, nothing new
+      expectChainpoint(await postJson(`${urlA}/hash`, { hash: toHex(h) }), h, own, false);
+      expect((await unconfirmed(urlA)).length).toBe(pool + 2);
     } finally {
       resume();
     }
     const i1 = await waitConfirmed(urlB, t1.id);
     const i2 = await waitConfirmed(urlB, t2.id);
+    const iOwn = await waitConfirmed(urlB, own);
     await waitConfirmed(urlB, sourceSame);
     expect(i1["id"]).toBe(t1.id);
+    // the first of the three in chain order: lowest height, then position in its block
+    const placeOf = async (id: string, height: number): Promise<[number, number]> => {
+      const block = await getJson<Obj>(`${urlB}/blocks/at/${height}`);
+      return [height, (block["transactions"] as Obj[]).findIndex((t) => t["id"] === id)];
+    };
+    const places = await Promise.all([
+      placeOf(t1.id, i1["height"] as number).then((p) => ({ id: t1.id, p })),
+      placeOf(t2.id, i2["height"] as number).then((p) => ({ id: t2.id, p })),
+      placeOf(own, iOwn["height"] as number).then((p) => ({ id: own, p })),
+    ]);
+    const first = places.sort((a, b) => a.p[0] - b.p[0] || a.p[1] - b.p[1])[0]!;
     for (const url of [urlA, urlB]) {
       await waitConfirmed(url, t2.id);
+      await waitConfirmed(url, own);
       const rec = await getJson(`${url}/hash/${toHex(h)}`);
-      const { height, position } = expectChainpoint(rec, h, t1.id, true);
-      expect(Number(height)).toBe(i1["height"]);
+      const { height, position } = expectChainpoint(rec, h, first.id, true);
+      expect([Number(height), Number(position)]).toEqual(first.p);
       const block = await getJson<Obj>(`${url}/blocks/at/${height!}`);
-      expect((block["transactions"] as Obj[])[Number(position)]!["id"]).toBe(t1.id);
-      expect(i2["height"] as number).toBeGreaterThanOrEqual(i1["height"] as number);
+      expect((block["transactions"] as Obj[])[Number(position)]!["id"]).toBe(first.id);
     }
     // the second anchoring is on chain, but the record keeps the first
     expect((await getJson<Obj>(`${urlA}/transactions/info/${t2.id}`))["anchors"]).toEqual([base58Encode(h)]);

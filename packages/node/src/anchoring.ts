@@ -77,8 +77,8 @@ export class AnchorBatcher {
   anchor(hash: Uint8Array): Promise<string> {
     const onChain = this.ledger.anchor(hash);
     if (onChain) return this.acknowledgeOnChain(hash, onChain.txId, onChain.height);
-    const pending = this.pool.pendingAnchor(hash);
-    if (pending !== undefined && this.journal.own.has(pending)) return Promise.resolve(pending);
+    const pending = this.pool.pendingAnchors(hash).find((id) => this.journal.own.has(id));
+    if (pending !== undefined) return Promise.resolve(pending);
     const key = toHex(hash);
     const existing = this.inflight.get(key);
     if (existing) return existing;

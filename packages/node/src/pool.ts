@@ -90,6 +90,8 @@ export class TxPool {
   private readonly entries = new Map<string, Entry>();
   /** hex(anchor) → id of the pooled anchor transaction carrying it */
   private readonly anchors = new Map<string, string>();
+  /** Further pooled anchor transactions of a hash (rare: two senders anchoring the same hash). */
+  private readonly moreAnchors = new Map<string, string[]>();
   /** encoded bytes (latin1) → pooled transaction, so blocks reuse it instead of decoding it again */
   private readonly byBytes = new Map<string, SignedTx>();
   private overlay: ReturnType<typeof createOverlay>;
@@ -186,9 +188,18 @@ export class TxPool {
     return out;
   }
 
-  /** Id of a pooled anchor transaction that carries `hash`. */
+  /** Id of the first pooled anchor transaction that carries `hash`. */
   pendingAnchor(hash: Uint8Array): string | undefined {
     return this.anchors.get(toHex(hash));
+  }
+
+  /** Ids of every pooled anchor transaction that carries `hash`, first pooled first. */
+  pendingAnchors(hash: Uint8Array): readonly string[] {
+    const hex = toHex(hash);
+    const first = this.anchors.get(hex);
+    if (first === undefined) return [];
+    const more = this.moreAnchors.get(hex);
+    return more ? [first, ...more] : [first];
   }
 
   onAdded(cb: (tx: SignedTx) => void): void {
@@ -276,7 +287,17 @@ export class TxPool {
     applyTx(this.overlay, tx, { height: this.ledger.height + 1 });
     if (seq >= this.seq) this.seq = seq + 1n;
     this.entries.set(tx.id, { tx, seq, bytes, feePerByte: Number(tx.fee) / bytes.length, addedAt: this.now() });
-    if (tx.type === 15) for (const a of tx.anchors) if (!this.anchors.has(toHex(a))) this.anchors.set(toHex(a), tx.id);
+    if (tx.type === 15) {
+      for (const a of tx.anchors) {
+        const hex = toHex(a);
+        if (!this.anchors.has(hex)) this.anchors.set(hex, tx.id);
+        else {
+          const more = this.moreAnchors.get(hex);
+          if (more) more.push(tx.id);
+          else this.moreAnchors.set(hex, [tx.id]);
+        }
+      }
+    }
     this.byBytes.set(latin1(bytes), tx);
   }
 
@@ -431,6 +452,7 @@ export class TxPool {
     }
     this.entries.clear();
     this.anchors.clear();
+    this.moreAnchors.clear();
     this.byBytes.clear();
     this.overlay = createOverlay(this.ledger.stateView());
     // Transactions of dropped blocks come first: pooled ones may depend on them (a cancel of a
@@ -493,6 +515,7 @@ export class TxPool {
     const entries = [...this.entries.values()].sort((a, b) => (a.seq < b.seq ? -1 : 1));
     this.entries.clear();
     this.anchors.clear();
+    this.moreAnchors.clear();
     this.byBytes.clear();
     this.overlay = createOverlay(this.ledger.stateView());
     const dropped: Entry[] = [];
