@@ -105,7 +105,8 @@ async function floodAndMeasure(c: FaultCluster, starts: () => { done: Promise<Re
 }
 
 async function honestCluster(name: string, spec?: Parameters<typeof FaultCluster.create>[0]["spec"], beforeStart?: (c: FaultCluster) => void): Promise<FaultCluster> {
-  const c = await FaultCluster.create({ name, nodes: 2, blockDelayMs: 1000, users: 2, spec });
+  // the nodes run as the devnet runs them (heap cap, malloc arenas): the memory target's settings
+  const c = await FaultCluster.create({ name, nodes: 2, blockDelayMs: 1000, users: 2, spec: (i, root) => ({ devnetSettings: true, ...spec?.(i, root) }) });
   clusters.push(c);
   c.connectWithin(c.nodes);
   beforeStart?.(c);

@@ -1,6 +1,7 @@
 /**
  * One connection must not bring a node down. A real node process (rate limits off, so the answer
- * bounds alone must hold) with blocks full of transactions is flooded, route by route, on every
+ * bounds alone must hold; run with the devnet's heap cap, whose memory target is 400 MB) with
+ * blocks full of transactions is flooded, route by route, on every
  * heavy read route: each attacker socket writes 20,000 pipelined requests in one go (~840 KiB for
  * `GET /blocks/seq/1/100`); half of the sockets read their answers, half never do. Throughout, the
  * node must answer `/node/status` on another connection, its RSS must stay under the memory target
@@ -44,7 +45,8 @@ describe("HTTP floods from one client", () => {
       keep = true;
     });
     const started = Date.now();
-    cluster = await FaultCluster.create({ name: "flood", nodes: 1, blockDelayMs: 1000, users: 4 });
+    // the node runs as the devnet runs its nodes (heap cap, malloc arenas): the memory target's settings
+    cluster = await FaultCluster.create({ name: "flood", nodes: 1, blockDelayMs: 1000, users: 4, spec: () => ({ devnetSettings: true }) });
     const c = cluster;
     const node = c.nodes[0]!;
     await node.start();

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeGenesisFile, type Genesis, type NetworkConfig } from "@anchord/protocol";
 import { loadOrCreatePeerKey } from "@anchord/network";
+import { nodeEnvironment, nodeV8Options } from "anchord";
 import { testAccount, testGenesis, type TestAccount } from "../../utils/cluster.js";
 import { CLI_BIN } from "../../utils/devnet-process.js";
 import { portFree } from "../../utils/ports.js";
@@ -65,6 +66,11 @@ export interface NodeSpec {
   generate?: boolean;
   /** Extra environment, e.g. for a shell wrapper. */
   env?: Record<string, string>;
+  /**
+   * Run the node as `anchord devnet` and the bench run theirs (heap cap, malloc arenas): the
+   * settings the memory target is defined for (docs/performance.md, node-memory).
+   */
+  devnetSettings?: boolean;
 }
 
 export class FaultNode {
@@ -146,10 +152,11 @@ export class FaultNode {
     const out = `${this.logPath}`;
     const wrap = this.spec.wrap ?? [];
     const cmd = wrap.length ? wrap[0]! : process.execPath;
-    const args = wrap.length ? [...wrap.slice(1), process.execPath, ...this.args(extra)] : this.args(extra);
+    const nodeArgs = this.spec.devnetSettings ? [...nodeV8Options(), ...this.args(extra)] : this.args(extra);
+    const args = wrap.length ? [...wrap.slice(1), process.execPath, ...nodeArgs] : nodeArgs;
     const child = spawn(cmd, args, {
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...this.spec.env, ANCHORD_WALLET_SEED: this.account.seed, ANCHORD_API_TOKEN: "" },
+      env: { ...process.env, ...(this.spec.devnetSettings ? nodeEnvironment() : {}), ...this.spec.env, ANCHORD_WALLET_SEED: this.account.seed, ANCHORD_API_TOKEN: "" },
     });
     child.stdout!.on("data", (d: Buffer) => {
       appendFileSync(out, d);
