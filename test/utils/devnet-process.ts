@@ -269,7 +269,8 @@ async function startOnce(opts: DevnetOptions, root: string): Promise<Devnet> {
 
   const deadline = Date.now() + (opts.startTimeoutMs ?? 90_000);
   try {
-    while (!existsSync(join(root, "devnet.json"))) {
+    // Up = devnet.json written and the banner (which the devnet prints just before) read from its pipe.
+    while (!existsSync(join(root, "devnet.json")) || !out.includes("Press Ctrl-C to stop.")) {
       if (exited(child)) throw new Error(`devnet exited (${child.exitCode ?? child.signalCode}) before it was up:\n${out}`);
       if (Date.now() > deadline) throw new Error(`devnet not up after ${opts.startTimeoutMs ?? 90_000} ms:\n${out}`);
       await sleep(100);

@@ -239,6 +239,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   const hadData = existsSync(root) && readdirSync(root).length > 0;
   if (!resume) rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
+  rmSync(join(root, "devnet.json"), { force: true }); // a killed devnet's, when resuming: not this one
   writeFileSync(pidFile, `${process.pid}\n`);
 
   const accounts = loadDevnetAccounts();
@@ -333,10 +334,6 @@ export async function devnetCommand(argv: string[]): Promise<number> {
     return 1;
   }
 
-  writeFileSync(
-    join(root, "devnet.json"),
-    `${JSON.stringify({ chainId: "D", network: genesis.config.name, blockTimeMs, genesis: genesisPath, apiToken: token ? true : false, nodes }, null, 2)}\n`,
-  );
   const table = nodes.map((node) => `  node-${node.index}  ${node.api.padEnd(24)} ${node.address}  ${node.multiaddr}`).join("\n");
   const firstStatus = await nodeStatus(nodes[0]!.api);
   const history = resume
@@ -351,6 +348,11 @@ export async function devnetCommand(argv: string[]): Promise<number> {
       fundedAccountsBanner(accounts, n) +
       `\nGenesis: ${genesisPath}\nNetwork description: ${join(root, "devnet.json")}\nLogs: ${join(root, "node-<i>", "node.log")} (warnings and errors also appear here)\n` +
       `Press Ctrl-C to stop.\n`,
+  );
+  // devnet.json last: tools (and the tests) take its appearance as "the devnet is up and has said so".
+  writeFileSync(
+    join(root, "devnet.json"),
+    `${JSON.stringify({ chainId: "D", network: genesis.config.name, blockTimeMs, genesis: genesisPath, apiToken: token ? true : false, nodes }, null, 2)}\n`,
   );
 
   // A status line every 5 s: height, who forged the last blocks, peers and pool size of each node.
