@@ -109,12 +109,14 @@ describe("createBlock, encodeBlock, decodeBlock", () => {
   });
 
   it("signs with the generator key and computes root and id", () => {
-    expect(block.version).toBe(1);
+    expect(block.version).toBe(2);
     expect(block.generator).toEqual(gen.publicKey);
     expect(block.transactionCount).toBe(5);
     expect(block.chainId).toBe(D);
-    const leaves = concatBytes(...txs.map((t) => blake2b256(encodeTx(t))));
-    expect(block.transactionsRoot).toEqual(blake2b256(leaves));
+    // RFC 6962 over 5 leaves, by hand: ((l0 l1) (l2 l3)) l4
+    const l = txs.map((t) => blake2b256(concatBytes(Uint8Array.of(0), encodeTx(t))));
+    const n = (a: Uint8Array, b: Uint8Array): Uint8Array => blake2b256(concatBytes(Uint8Array.of(1), a, b));
+    expect(block.transactionsRoot).toEqual(n(n(n(l[0]!, l[1]!), n(l[2]!, l[3]!)), l[4]!));
     expect(transactionsRoot(txs)).toEqual(block.transactionsRoot);
     const header = encodeBlockHeader(block);
     expect(verify("ed25519", gen.publicKey, concatBytes(utf8("anchord-block"), Uint8Array.of(D), header), block.signature)).toBe(true);
@@ -223,9 +225,11 @@ describe("createBlock, encodeBlock, decodeBlock", () => {
     dv(fewer).setUint32(113, 4);
     expect(codeOf(() => decodeBlock(fewer, D))).toBe("BLOCK_MALFORMED");
     // unknown version, negative timestamp, zero base target
-    const v2 = Uint8Array.from(bytes);
-    v2[0] = 2;
-    expect(codeOf(() => decodeBlock(v2, D))).toBe("BLOCK_MALFORMED");
+    for (const version of [1, 3]) {
+      const other = Uint8Array.from(bytes);
+      other[0] = version; // version 1: the old root; 3: unknown
+      expect(codeOf(() => decodeBlock(other, D))).toBe("BLOCK_MALFORMED");
+    }
     const negTs = Uint8Array.from(bytes);
     negTs[1] = 0x80;
     expect(codeOf(() => decodeBlock(negTs, D))).toBe("BLOCK_MALFORMED");

@@ -36,7 +36,8 @@ export type Bucket = (typeof Bucket)[keyof typeof Bucket];
 export const META_GENESIS = "genesis";
 export const META_TIP = "tip";
 export const META_FORMAT = "format";
-export const STORAGE_FORMAT = 1;
+/** 2: block version 2 (RFC 6962 transactionsRoot). Format 1 data dirs are refused with a message. */
+export const STORAGE_FORMAT = 2;
 
 export function key(bucket: Bucket, suffix: Uint8Array): Uint8Array {
   const k = Buffer.allocUnsafe(1 + suffix.length);

@@ -126,14 +126,23 @@ export class Ledger {
         await ledger.writeGenesis(genesis);
         return ledger;
       }
+      // The format first: an older format's genesis block has another id (its root was computed
+      // differently), and "another network" would send the user looking in the wrong place.
+      const format = await db.get(metaKey(META_FORMAT));
+      const found = format === undefined ? undefined : readU32(format);
+      if (found !== STORAGE_FORMAT) {
+        throw new AnchordError(
+          ErrorCode.STORAGE,
+          found !== undefined && found < STORAGE_FORMAT
+            ? `data dir ${opts.dataDir} holds a chain in storage format ${found} (blocks of an older version, written by an older anchord); this anchord reads format ${STORAGE_FORMAT} only: empty the data dir and let the node sync again (a devnet: start it without --keep)`
+            : `data dir ${opts.dataDir} has an unknown storage format ${found ?? "(none)"}; this anchord reads format ${STORAGE_FORMAT}`,
+          { dataDir: opts.dataDir, format: found ?? null, expected: STORAGE_FORMAT },
+        );
+      }
       if (!equalBytes(storedGenesis, genesis.idBytes)) {
         throw new AnchordError(ErrorCode.INVALID_FIELD, `data dir ${opts.dataDir} belongs to another network (its genesis block differs)`, {
           dataDir: opts.dataDir,
         });
-      }
-      const format = await db.get(metaKey(META_FORMAT));
-      if (format === undefined || readU32(format) !== STORAGE_FORMAT) {
-        throw new AnchordError(ErrorCode.STORAGE, `data dir ${opts.dataDir} has an unknown storage format`);
       }
       const tip = await db.get(metaKey(META_TIP));
       if (tip === undefined) throw new AnchordError(ErrorCode.STORAGE, `data dir ${opts.dataDir} has no chain tip`);

@@ -1,5 +1,5 @@
 export { BLOCK_SIGNATURE_LENGTH, encodeBlockHeader, blockSigningBytes, blockIdBytes, encodeBlockHeaderWithSignature, decodeBlockHeader, verifyBlockSignature } from "./header.js";
-export { transactionsRoot } from "./root.js";
+export { transactionAuditPath, transactionsRoot } from "./root.js";
 export { DEFAULT_MAX_BLOCK_TRANSACTIONS, encodeBlock, encodedBlock, blockSize, decodeBlock, type DecodeBlockOptions } from "./codec.js";
 export { createBlock, assembleBlock, type NewBlockFields } from "./create.js";
 export { blockFee, blockToJson, type BlockJsonOptions } from "./json.js";

@@ -6,7 +6,7 @@
  *          generator(32) ‖ transactionCount(4) ‖ transactionsRoot(32)
  * signature = ed25519(generator, utf8("anchord-block") ‖ chainId(1) ‖ header)
  * id = blake2b256(header ‖ signature)                 (32 bytes, base58 in JSON)
- * transactionsRoot = blake2b256(leaf_0 ‖ leaf_1 ‖ …), leaf_i = blake2b256(signedTxBytes_i)
+ * transactionsRoot = RFC 6962 Merkle tree with BLAKE2b-256 over the signed transactions (root.ts)
  *                    (commits to proofs and sponsor too, so the id fixes every byte of the block)
  * block bytes = header ‖ signature ‖ {txLength(4) ‖ signedTxBytes}*
  *
@@ -15,7 +15,8 @@
  */
 import type { Transaction } from "../tx/types.js";
 
-export const BLOCK_VERSION = 1;
+/** 2: transactionsRoot is the RFC 6962 tree (version 1 hashed the concatenated leaf hashes). */
+export const BLOCK_VERSION = 2;
 export const BLOCK_HEADER_LENGTH = 149;
 export const BLOCK_SIGNATURE_DOMAIN = "anchord-block";
 

@@ -1,0 +1,309 @@
+/**
+ * The proof bundle: one JSON document that shows, without any node, that a SHA-256 hash was
+ * anchored in a block of an anchord network (docs/proofs.md describes it field by field).
+ *
+ * Proven offline: the hash is among the anchors of the transaction; the transaction's id and its
+ * sender's signature; the audit path from the transaction's leaf to the header's transactionsRoot;
+ * the header's signature by its generator; the block id. Stated by the issuing node and only
+ * checkable against nodes (see checkAgainstNode in the CLI): the height, the genesis block id,
+ * `confirmations` and `final`.
+ */
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { p256 } from "@noble/curves/nist.js";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { blake2b } from "@noble/hashes/blake2.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { base58, concat, equalBytes, fromBase58, fromBase64, fromHex, toHex } from "./encoding.js";
+import { FormatError, readAnchorBody, readHeader, readSignedTx, type KeyType } from "./formats.js";
+import { leafHash, rootFromAuditPath } from "./merkle.js";
+
+export const PROOF_TYPE = "anchordProof";
+export const PROOF_VERSION = 1;
+/** The block version whose transactionsRoot is the RFC 6962 tree this package checks. */
+export const PROOF_BLOCK_VERSION = 2;
+export const MERKLE_HASH = "blake2b-256";
+const BLOCK_SIGNATURE_DOMAIN = new TextEncoder().encode("anchord-block");
+const CHAINPOINT_CONTEXT = "https://w3id.org/chainpoint/v2";
+const CHAINPOINT_TYPE = "ChainpointSHA256v2";
+
+export const blake2b256 = (data: Uint8Array): Uint8Array => blake2b(data, { dkLen: 32 });
+
+export interface ProofBundle {
+  readonly type: typeof PROOF_TYPE;
+  readonly version: typeof PROOF_VERSION;
+  /** The anchored SHA-256 digest, lower-case hex. */
+  readonly hash: string;
+  readonly chainpoint: {
+    readonly "@context": string;
+    readonly type: string;
+    readonly targetHash: string;
+    readonly merkleRoot: string;
+    readonly proof: readonly unknown[];
+    readonly anchors: readonly { readonly type: string; readonly sourceId: string }[];
+    readonly block: { readonly height: string };
+    readonly transaction: { readonly position: string };
+  };
+  readonly network: {
+    readonly name: string;
+    /** One character, e.g. "L" or "D". */
+    readonly chainId: string;
+    readonly genesisBlockId: string;
+    readonly maxRollback: number;
+  };
+  readonly transaction: {
+    readonly id: string;
+    /** The signed transaction (anchord's signed-transaction encoding), base64. */
+    readonly bytes: string;
+    /** Index of `hash` among the transaction's anchors. */
+    readonly anchorIndex: number;
+  };
+  readonly merkle: {
+    readonly hash: typeof MERKLE_HASH;
+    readonly leafIndex: number;
+    readonly treeSize: number;
+    /** Audit path, nearest sibling first, base58. */
+    readonly path: readonly string[];
+  };
+  readonly block: {
+    readonly height: number;
+    readonly id: string;
+    readonly timestamp: number;
+    /** The generator's ed25519 public key, base58. */
+    readonly generator: string;
+    readonly generatorAddress: string;
+    readonly transactionsRoot: string;
+    /** header(149) ‖ signature(64), base64. */
+    readonly header: string;
+  };
+  readonly confirmations: number;
+  readonly final: boolean;
+  /** ms since the epoch when the node issued the bundle. */
+  readonly issuedAt: number;
+}
+
+export type VerifyStep = "format" | "record" | "anchor" | "transaction" | "merklePath" | "blockHeader" | "blockSignature" | "blockId";
+export const VERIFY_STEPS: readonly VerifyStep[] = ["format", "record", "anchor", "transaction", "merklePath", "blockHeader", "blockSignature", "blockId"];
+
+export const STEP_TITLES: Record<VerifyStep, string> = {
+  format: "the bundle is well-formed",
+  record: "the chainpoint record matches the bundle",
+  anchor: "the hash is among the transaction's anchors",
+  transaction: "the transaction's id and signature",
+  merklePath: "the audit path leads to the block's transactions root",
+  blockHeader: "the block header matches the bundle",
+  blockSignature: "the block header is signed by its generator",
+  blockId: "the block id",
+};
+
+export interface VerifyResult {
+  readonly valid: boolean;
+  /** The first step that failed. */
+  readonly failedStep?: VerifyStep;
+  /** Why it failed. */
+  readonly error?: string;
+  /** Every step passed, in order (up to the failed one). */
+  readonly passed: readonly VerifyStep[];
+  /** What the bundle shows, once valid. */
+  readonly facts?: {
+    readonly hash: string;
+    readonly transactionId: string;
+    readonly blockId: string;
+    readonly height: number;
+    readonly timestamp: number;
+    readonly generatorAddress: string;
+    readonly network: string;
+    readonly chainId: string;
+    readonly confirmations: number;
+    readonly final: boolean;
+  };
+}
+
+class StepFailure extends Error {
+  constructor(readonly step: VerifyStep, message: string) {
+    super(message);
+  }
+}
+
+function check(step: VerifyStep, ok: boolean, message: string): asserts ok {
+  if (!ok) throw new StepFailure(step, message);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+
+/** Exactly these keys, no more, no fewer (an unknown field is not silently ignored). */
+function keysAre(step: VerifyStep, o: unknown, name: string, keys: readonly string[]): asserts o is Record<string, unknown> {
+  check(step, isObject(o), `${name} must be an object`);
+  const have = Object.keys(o).sort();
+  const want = [...keys].sort();
+  check(step, have.length === want.length && have.every((k, i) => k === want[i]), `${name} must have exactly the fields ${want.join(", ")}`);
+}
+
+function verifySignature(keyType: KeyType, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  if (signature.length !== 64) return false;
+  try {
+    switch (keyType) {
+      case "ed25519":
+        return ed25519.verify(signature, message, publicKey, { zip215: false });
+      case "secp256k1":
+        return secp256k1.verify(signature, sha256(message), publicKey, { prehash: false, lowS: false });
+      case "secp256r1":
+        return p256.verify(signature, sha256(message), publicKey, { prehash: false, lowS: false });
+    }
+  } catch {
+    return false;
+  }
+}
+
+/** LTO address: 0x01 ‖ chainId ‖ secureHash(pk)[0..20] ‖ checksum(4), secureHash = sha256(blake2b256(x)). */
+export function addressOf(publicKey: Uint8Array, chainId: number): string {
+  const secure = (b: Uint8Array): Uint8Array => sha256(blake2b256(b));
+  const head = concat(Uint8Array.of(1, chainId), secure(publicKey).subarray(0, 20));
+  return base58(concat(head, secure(head).subarray(0, 4)));
+}
+
+function run(b: unknown): NonNullable<VerifyResult["facts"]> & { passed: VerifyStep[] } {
+  const passed: VerifyStep[] = [];
+  // format: every field present, typed and decodable
+  keysAre("format", b, "the bundle", ["type", "version", "hash", "chainpoint", "network", "transaction", "merkle", "block", "confirmations", "final", "issuedAt"]);
+  check("format", b["type"] === PROOF_TYPE, `type must be "${PROOF_TYPE}"`);
+  check("format", b["version"] === PROOF_VERSION, `version must be ${PROOF_VERSION}`);
+  const hash = fromHex(b["hash"], 32);
+  check("format", hash !== undefined && b["hash"] === toHex(hash), "hash must be 64 lower-case hex digits");
+  const { network, transaction, merkle, block, chainpoint } = b as unknown as ProofBundle;
+  keysAre("format", network, "network", ["name", "chainId", "genesisBlockId", "maxRollback"]);
+  check("format", typeof network.name === "string" && network.name.length > 0, "network.name must be a string");
+  check("format", typeof network.chainId === "string" && network.chainId.length === 1 && network.chainId.charCodeAt(0) < 256, "network.chainId must be one character");
+  check("format", fromBase58(network.genesisBlockId, 32) !== undefined, "network.genesisBlockId must be base58 of 32 bytes");
+  check("format", isCount(network.maxRollback) && network.maxRollback > 0, "network.maxRollback must be a positive integer");
+  keysAre("format", transaction, "transaction", ["id", "bytes", "anchorIndex"]);
+  const txId = fromBase58(transaction.id, 32);
+  check("format", txId !== undefined, "transaction.id must be base58 of 32 bytes");
+  const txBytes = fromBase64(transaction.bytes);
+  check("format", txBytes !== undefined, "transaction.bytes must be base64");
+  check("format", isCount(transaction.anchorIndex), "transaction.anchorIndex must be a non-negative integer");
+  keysAre("format", merkle, "merkle", ["hash", "leafIndex", "treeSize", "path"]);
+  check("format", merkle.hash === MERKLE_HASH, `merkle.hash must be "${MERKLE_HASH}"`);
+  check("format", isCount(merkle.leafIndex) && isCount(merkle.treeSize), "merkle.leafIndex and merkle.treeSize must be non-negative integers");
+  check("format", Array.isArray(merkle.path) && merkle.path.length <= 64, "merkle.path must be an array of at most 64 hashes");
+  const path = merkle.path.map((p) => fromBase58(p, 32));
+  check("format", path.every((p) => p !== undefined), "every merkle.path entry must be base58 of 32 bytes");
+  keysAre("format", block, "block", ["height", "id", "timestamp", "generator", "generatorAddress", "transactionsRoot", "header"]);
+  check("format", isCount(block.height) && block.height >= 1, "block.height must be a positive integer");
+  const blockId = fromBase58(block.id, 32);
+  check("format", blockId !== undefined, "block.id must be base58 of 32 bytes");
+  const headerBytes = fromBase64(block.header);
+  check("format", headerBytes !== undefined && headerBytes.length === 213, "block.header must be base64 of 213 bytes");
+  check("format", isCount(b["confirmations"]) && (b["confirmations"] as number) >= 1, "confirmations must be a positive integer");
+  check("format", typeof b["final"] === "boolean", "final must be true or false");
+  check("format", b["final"] === (b["confirmations"] as number) > network.maxRollback, "final must say whether confirmations exceed network.maxRollback");
+  check("format", isCount(b["issuedAt"]), "issuedAt must be a timestamp in ms");
+  passed.push("format");
+
+  // record: the chainpoint record says what the bundle says
+  keysAre("record", chainpoint, "chainpoint", ["@context", "type", "targetHash", "merkleRoot", "proof", "anchors", "block", "transaction"]);
+  check("record", chainpoint["@context"] === CHAINPOINT_CONTEXT && chainpoint.type === CHAINPOINT_TYPE, "chainpoint must be a Chainpoint v2 SHA-256 record");
+  check("record", chainpoint.targetHash === b["hash"], "chainpoint.targetHash differs from the hash");
+  check("record", chainpoint.merkleRoot === chainpoint.targetHash && Array.isArray(chainpoint.proof) && chainpoint.proof.length === 0, "a hash stored directly in an anchor transaction has merkleRoot = targetHash and an empty proof");
+  check("record", Array.isArray(chainpoint.anchors) && chainpoint.anchors.length === 1, "chainpoint.anchors must hold one anchor");
+  keysAre("record", chainpoint.anchors[0], "chainpoint.anchors[0]", ["type", "sourceId"]);
+  check("record", chainpoint.anchors[0].type === `${network.name}DataTransaction`, `the anchor type must be ${network.name}DataTransaction`);
+  check("record", chainpoint.anchors[0].sourceId === transaction.id, "chainpoint.anchors[0].sourceId differs from the transaction id");
+  keysAre("record", chainpoint.block, "chainpoint.block", ["height"]);
+  check("record", chainpoint.block.height === String(block.height), "chainpoint.block.height differs from block.height");
+  keysAre("record", chainpoint.transaction, "chainpoint.transaction", ["position"]);
+  check("record", chainpoint.transaction.position === String(merkle.leafIndex), "chainpoint.transaction.position differs from merkle.leafIndex");
+  passed.push("record");
+
+  // anchor: the hash is in the transaction at anchorIndex
+  let parts: ReturnType<typeof readSignedTx>;
+  let body: ReturnType<typeof readAnchorBody>;
+  try {
+    parts = readSignedTx(txBytes);
+    body = readAnchorBody(parts.body);
+  } catch (e) {
+    throw new StepFailure("anchor", e instanceof FormatError ? e.message : "the transaction does not decode");
+  }
+  const anchored = body.anchors[transaction.anchorIndex];
+  check("anchor", anchored !== undefined, `the transaction has ${body.anchors.length} anchors, none at index ${transaction.anchorIndex}`);
+  check("anchor", equalBytes(anchored, hash), `anchor ${transaction.anchorIndex} of the transaction is not the hash`);
+  passed.push("anchor");
+
+  // transaction: id = blake2b256(body); signed by its sender (and sponsor); on this chain
+  const chainId = network.chainId.charCodeAt(0);
+  check("transaction", equalBytes(blake2b256(parts.body), txId), "the transaction id is not the BLAKE2b-256 of its body");
+  check("transaction", body.chainId === undefined || body.chainId === chainId, `the transaction is for chain ${body.chainId}, the bundle says ${network.chainId}`);
+  check("transaction", parts.proofs.length === (parts.sponsor ? 2 : 1), "the transaction must carry its sender's (and sponsor's) proof");
+  check("transaction", verifySignature(body.keyType, body.publicKey, parts.body, parts.proofs[0]!), "the sender's signature does not verify");
+  check("transaction", !parts.sponsor || verifySignature(parts.sponsor.keyType, parts.sponsor.publicKey, parts.body, parts.proofs[1]!), "the sponsor's signature does not verify");
+  passed.push("transaction");
+
+  // merklePath: leaf → transactionsRoot of the header
+  const header = readHeader(headerBytes);
+  check("merklePath", merkle.treeSize === header.transactionCount, `merkle.treeSize ${merkle.treeSize} differs from the header's ${header.transactionCount} transactions`);
+  const root = rootFromAuditPath(blake2b256, leafHash(blake2b256, txBytes), merkle.leafIndex, merkle.treeSize, path as Uint8Array[]);
+  check("merklePath", root !== undefined, `the audit path has the wrong length for leaf ${merkle.leafIndex} of ${merkle.treeSize}`);
+  check("merklePath", equalBytes(root, header.transactionsRoot), "the audit path does not lead to the header's transactions root");
+  passed.push("merklePath");
+
+  // blockHeader: the readable fields are the header's
+  check("blockHeader", header.version === PROOF_BLOCK_VERSION, `block version ${header.version} is not ${PROOF_BLOCK_VERSION}`);
+  check("blockHeader", block.timestamp === header.timestamp, "block.timestamp differs from the header's");
+  check("blockHeader", block.transactionsRoot === base58(header.transactionsRoot), "block.transactionsRoot differs from the header's");
+  check("blockHeader", block.generator === base58(header.generator), "block.generator differs from the header's");
+  const generatorAddress = addressOf(header.generator, chainId);
+  check("blockHeader", block.generatorAddress === generatorAddress, "block.generatorAddress is not the generator's address on this chain");
+  passed.push("blockHeader");
+
+  // blockSignature: ed25519(generator, "anchord-block" ‖ chainId ‖ header)
+  const signed = concat(BLOCK_SIGNATURE_DOMAIN, Uint8Array.of(chainId), header.unsigned);
+  check("blockSignature", verifySignature("ed25519", header.generator, signed, header.signature), "the generator's signature over the header does not verify");
+  passed.push("blockSignature");
+
+  // blockId = blake2b256(header ‖ signature)
+  check("blockId", equalBytes(blake2b256(headerBytes), blockId), "the block id is not the BLAKE2b-256 of the header and signature");
+  passed.push("blockId");
+
+  return {
+    passed,
+    hash: b["hash"] as string,
+    transactionId: transaction.id,
+    blockId: block.id,
+    height: block.height,
+    timestamp: header.timestamp,
+    generatorAddress,
+    network: network.name,
+    chainId: network.chainId,
+    confirmations: b["confirmations"] as number,
+    final: b["final"] as boolean,
+  };
+}
+
+/** Checks a proof bundle (parsed JSON) offline. Never throws. */
+export function verifyProofBundle(bundle: unknown): VerifyResult {
+  const passed: VerifyStep[] = [];
+  try {
+    const { passed: done, ...facts } = run(bundle);
+    return { valid: true, passed: done, facts };
+  } catch (e) {
+    if (e instanceof StepFailure) {
+      for (const s of VERIFY_STEPS) {
+        if (s === e.step) break;
+        passed.push(s);
+      }
+      return { valid: false, failedStep: e.step, error: e.message, passed };
+    }
+    return { valid: false, failedStep: "format", error: `the bundle cannot be read: ${(e as Error).message}`, passed };
+  }
+}
+
+/** Parses bundle text (JSON) and verifies it. */
+export function verifyProofText(text: string): VerifyResult {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { valid: false, failedStep: "format", error: "the proof is not JSON", passed: [] };
+  }
+  return verifyProofBundle(parsed);
+}

@@ -1,0 +1,8 @@
+/**
+ * @anchord/verify: checks anchord proof bundles with no node, no network and no native code, in
+ * Node and in browsers; and the RFC 6962 Merkle tree the node builds its transactionsRoot with.
+ */
+export * from "./merkle.js";
+export * from "./bundle.js";
+export { FormatError, readAnchorBody, readHeader, readSignedTx, type AnchorBody, type BlockHeaderParts, type KeyType, type SignedTxParts } from "./formats.js";
+export { fromBase58, fromBase64, fromHex, toBase64, toHex } from "./encoding.js";
