@@ -43,6 +43,13 @@ export async function openLedger(genesis: Genesis, dataDir: string = tempDir()):
   return Ledger.open({ dataDir, genesis });
 }
 
-export function signed(a: Acct, fields: Omit<UnsignedTxFields, "senderPublicKey" | "timestamp"> & { timestamp?: number }): SignedTx {
+/** The fields a test gives: any one transaction type's fields, without the key, timestamp optional. */
+export type TestTxFields = UnsignedTxFields extends infer U
+  ? U extends UnsignedTxFields
+    ? Omit<U, "senderPublicKey" | "timestamp"> & { timestamp?: number }
+    : never
+  : never;
+
+export function signed(a: Acct, fields: TestTxFields): SignedTx {
   return signTx(createTx({ timestamp: Date.now(), ...fields, senderPublicKey: a.kp.publicKey } as UnsignedTxFields, CHAIN), a.kp);
 }
