@@ -159,11 +159,13 @@ const b64url = (h: Uint8Array): string => Buffer.from(h).toString("base64url");
 function expectChainpoint(body: unknown, hash: Uint8Array, sourceId: string, confirmed: boolean): { height?: string; position?: string } {
   const cp = (body as { chainpoint: Obj }).chainpoint;
   expect(Object.keys(body as object)).toEqual(["chainpoint"]);
-  const keys = ["@context", "type", "targetHash", "anchors", ...(confirmed ? ["block", "transaction"] : [])];
+  const keys = ["@context", "type", "targetHash", "merkleRoot", "proof", "anchors", ...(confirmed ? ["block", "transaction"] : [])];
   expect(Object.keys(cp).sort()).toEqual(keys.sort());
   expect(cp["@context"]).toBe("https://w3id.org/chainpoint/v2");
   expect(cp["type"]).toBe("ChainpointSHA256v2");
   expect(cp["targetHash"]).toBe(toHex(hash));
+  expect(cp["merkleRoot"]).toBe(toHex(hash));
+  expect(cp["proof"]).toEqual([]);
   expect(cp["anchors"]).toEqual([{ type: ANCHOR_TYPE, sourceId }]);
   if (!confirmed) return {};
   const height = (cp["block"] as Obj)["height"];

@@ -3,7 +3,7 @@
  * interface; the node package implements it. Addresses handed to these methods are already
  * validated for this node's chain; ids are already checked to be base58 of 32 bytes.
  */
-import type { Block, CancelLeaseTx, JsonValue, LeaseTx, NetworkConfig, SignedTx, Transaction } from "@anchord/protocol";
+import type { Block, BlockHeader, CancelLeaseTx, JsonValue, LeaseTx, NetworkConfig, SignedTx, Transaction } from "@anchord/protocol";
 
 export interface AnchorStatus {
   /** id of the first transaction that anchored the hash. */
@@ -12,6 +12,23 @@ export interface AnchorStatus {
   readonly height?: number;
   /** 0-based index of the transaction in its block; set together with `height`. */
   readonly position?: number;
+}
+
+/** What a proof bundle is made of (the API assembles the JSON). */
+export interface AnchorProof {
+  readonly txId: string;
+  /** The signed anchor transaction (signed-transaction encoding). */
+  readonly txBytes: Uint8Array;
+  /** Index of the hash among the transaction's anchors. */
+  readonly anchorIndex: number;
+  readonly height: number;
+  /** Index of the transaction in its block (the Merkle leaf index). */
+  readonly position: number;
+  /** Number of transactions in the block (the Merkle tree size). */
+  readonly treeSize: number;
+  /** Audit path from the transaction's leaf to the header's transactionsRoot, nearest first. */
+  readonly path: readonly Uint8Array[];
+  readonly header: BlockHeader;
 }
 
 export interface BalanceSnapshot {
@@ -72,6 +89,8 @@ export interface ApiBackend {
   anchor(hash: Uint8Array): Promise<{ readonly txId: string }>;
   /** The first transaction anchoring `hash`, with its block position once it is in a block. */
   anchorStatus(hash: Uint8Array): AnchorStatus | undefined;
+  /** The material of a proof bundle, once `hash` is in a block. */
+  anchorProof(hash: Uint8Array): Promise<AnchorProof | undefined>;
 
   // balances (a well-formed address with no history has zero balances)
   balances(address: string): BalanceSnapshot;
@@ -100,6 +119,10 @@ export interface ApiBackend {
   // blocks & node
   height(): number;
   block(height: number): Promise<Block | undefined>;
+  /** The header (with signature and id) of the block at `height`. */
+  blockHeader(height: number): BlockHeader | undefined;
+  /** Id of this network's genesis block (base58). */
+  genesisBlockId(): string;
   blockHeightById(id: string): number | undefined;
   /** Base target of the last block. */
   baseTarget(): bigint;

@@ -24,11 +24,13 @@ describe("anchoring: POST /hash, GET /hash/:hash[/encoding/:encoding]", () => {
         "@context": "https://w3id.org/chainpoint/v2",
         type: "ChainpointSHA256v2",
         targetHash: HELLO_HEX,
+        merkleRoot: HELLO_HEX,
+        proof: [],
         anchors: [{ type: "ChainDataTransaction", sourceId: pooled[0]!.id }],
       },
     });
     // key order of the record as documented
-    expect(Object.keys((r.json as { chainpoint: object }).chainpoint)).toEqual(["@context", "type", "targetHash", "anchors"]);
+    expect(Object.keys((r.json as { chainpoint: object }).chainpoint)).toEqual(["@context", "type", "targetHash", "merkleRoot", "proof", "anchors"]);
   });
 
   it("GET answers 404 {chainpoint: null} while the anchor is unconfirmed", async () => {
@@ -59,6 +61,8 @@ describe("anchoring: POST /hash, GET /hash/:hash[/encoding/:encoding]", () => {
           "@context": "https://w3id.org/chainpoint/v2",
           type: "ChainpointSHA256v2",
           targetHash: hash.toString("hex"),
+          merkleRoot: hash.toString("hex"),
+          proof: [],
           anchors: [{ type: "ChainDataTransaction", sourceId: txIds[i] }],
           block: { height: String(height) },
           transaction: { position: String(i) },

@@ -11,6 +11,9 @@ import {
   createGenesisTx,
   createTx,
   defaultNetworkConfig,
+  encodeTx,
+  transactionAuditPath,
+  type BlockHeader,
   signTx,
   validateTxStateless,
   validateTxTimestamp,
@@ -23,7 +26,7 @@ import {
   type SignedTx,
   type Transaction,
 } from "@anchord/protocol";
-import type { AnchorStatus, ApiBackend, BalanceSnapshot, CancelLeaseRequest, LeaseRequest, MetricsText, NodeStatus, PeerInfo } from "../src/backend.js";
+import type { AnchorProof, AnchorStatus, ApiBackend, BalanceSnapshot, CancelLeaseRequest, LeaseRequest, MetricsText, NodeStatus, PeerInfo } from "../src/backend.js";
 
 export const SEED_1 = "satisfy sustain shiver skill betray mother appear pupil coconut weasel firm top puzzle monkey seek";
 export const SEED_2 = "manage manual recall harvest series desert melt police rose hollow moral pledge kitten position add";
@@ -176,6 +179,24 @@ export class MemoryBackend implements ApiBackend {
     return this.anchors.get(toHex(hash));
   }
 
+  async anchorProof(hash: Uint8Array): Promise<AnchorProof | undefined> {
+    const status = this.anchors.get(toHex(hash));
+    if (status?.height === undefined || status.position === undefined) return undefined;
+    const block = this.blocks[status.height - 1]!;
+    const tx = block.transactions[status.position] as AnchorTx;
+    const encoded = block.transactions.map((t) => encodeTx(t));
+    return {
+      txId: tx.id,
+      txBytes: encoded[status.position]!,
+      anchorIndex: tx.anchors.findIndex((a) => toHex(a) === toHex(hash)),
+      height: status.height,
+      position: status.position,
+      treeSize: encoded.length,
+      path: transactionAuditPath(encoded, status.position),
+      header: block,
+    };
+  }
+
   balances(address: string): BalanceSnapshot {
     const a = this.accounts.get(address) ?? { regular: 0n, leaseIn: 0n, leaseOut: 0n };
     return { ...a, available: a.regular - a.leaseOut, effective: a.regular - a.leaseOut + a.leaseIn };
@@ -266,6 +287,12 @@ export class MemoryBackend implements ApiBackend {
   }
   async block(height: number): Promise<Block | undefined> {
     return this.blocks[height - 1];
+  }
+  blockHeader(height: number): BlockHeader | undefined {
+    return this.blocks[height - 1];
+  }
+  genesisBlockId(): string {
+    return this.blocks[0]!.id;
   }
   blockHeightById(id: string): number | undefined {
     return this.blockHeights.get(id);

@@ -15,7 +15,7 @@
  * concurrent writes into one fsync). When idle a request waits ~lingerMs.
  */
 import { toHex } from "@anchord/crypto";
-import { AnchordError, ErrorCode, createTx, minFee, signTx, type AnchorTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, createTx, isFinalHeight, minFee, signTx, type AnchorTx } from "@anchord/protocol";
 import type { Ledger } from "@anchord/state";
 import type { AnchorJournal } from "./anchorJournal.js";
 import type { TxPool } from "./pool.js";
@@ -70,7 +70,7 @@ export class AnchorBatcher {
   }
 
   private isFinal(height: number): boolean {
-    return height <= this.ledger.height - this.ledger.config.maxRollback;
+    return isFinalHeight(height, this.ledger.height, this.ledger.config);
   }
 
   /** Resolves with the id of the (new or existing) transaction anchoring `hash`. */

@@ -1,7 +1,8 @@
 /** The node's implementation of the HTTP interface's `ApiBackend`. */
-import { AnchordError, ErrorCode, createTx, signTx, type JsonValue, type Block, type CancelLeaseTx, type LeaseTx, type SignedTx, type Transaction } from "@anchord/protocol";
-import type { ApiBackend, AnchorStatus, BalanceSnapshot, CancelLeaseRequest, LeaseRequest, MetricsText, NodeStatus, PeerInfo } from "@anchord/api";
-import { addressFromPublicKey } from "@anchord/crypto";
+import { AnchordError, ErrorCode, TxType, createTx, decodeTx, signTx, transactionAuditPath, type JsonValue, type Block, type BlockHeader, type CancelLeaseTx, type LeaseTx, type SignedTx, type Transaction } from "@anchord/protocol";
+import { blockTxBytes } from "@anchord/state";
+import type { ApiBackend, AnchorProof, AnchorStatus, BalanceSnapshot, CancelLeaseRequest, LeaseRequest, MetricsText, NodeStatus, PeerInfo } from "@anchord/api";
+import { addressFromPublicKey, equalBytes } from "@anchord/crypto";
 import type { Node } from "./node.js";
 
 export const NODE_VERSION = "anchord 0.1.0";
@@ -22,6 +23,33 @@ export class NodeBackend implements ApiBackend {
     if (onChain) return onChain;
     const pending = this.node.pool.pendingAnchor(hash);
     return pending ? { txId: pending } : undefined;
+  }
+
+  async anchorProof(hash: Uint8Array): Promise<AnchorProof | undefined> {
+    const ledger = this.node.ledger;
+    const loc = ledger.anchor(hash);
+    if (!loc) return undefined;
+    const header = ledger.headerAt(loc.height);
+    const bytes = await ledger.getBlockBytes(loc.height);
+    // a reorg between the reads: the block at that height is another one now
+    if (!header || !bytes || ledger.headerAt(loc.height)?.id !== header.id) return undefined;
+    const txs = blockTxBytes(bytes, header.transactionCount);
+    const txBytes = txs[loc.position];
+    if (!txBytes) return undefined;
+    const tx = decodeTx(txBytes, ledger.config.chainIdByte);
+    if (tx.id !== loc.txId || tx.type !== TxType.Anchor) return undefined;
+    const anchorIndex = tx.anchors.findIndex((a) => equalBytes(a, hash));
+    if (anchorIndex < 0) return undefined;
+    return {
+      txId: tx.id,
+      txBytes: Uint8Array.from(txBytes),
+      anchorIndex,
+      height: loc.height,
+      position: loc.position,
+      treeSize: txs.length,
+      path: transactionAuditPath(txs, loc.position),
+      header,
+    };
   }
 
   balances(address: string): BalanceSnapshot {
@@ -101,6 +129,14 @@ export class NodeBackend implements ApiBackend {
     return this.node.ledger.getBlock(height);
   }
 
+  blockHeader(height: number): BlockHeader | undefined {
+    return this.node.ledger.headerAt(height);
+  }
+
+  genesisBlockId(): string {
+    return this.node.ledger.genesisId;
+  }
+
   blockHeightById(id: string): number | undefined {
     return this.node.ledger.heightOf(id);
   }
@@ -120,6 +156,7 @@ export class NodeBackend implements ApiBackend {
       chainId: ledger.config.chainId,
       network: ledger.config.name,
       lastBlockId: ledger.lastHeader.id,
+      genesisBlockId: ledger.genesisId,
       lastBlockGenerator: addressFromPublicKey(ledger.lastHeader.generator, ledger.config.chainIdByte),
       score: ledger.score,
       peers: this.node.network?.connectedPeers().length ?? 0,

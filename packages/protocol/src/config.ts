@@ -82,3 +82,16 @@ export interface Genesis {
   readonly baseTarget: bigint;
   readonly balances: readonly GenesisBalance[];
 }
+
+/** Confirmations of a block at `height` when the chain is at `tip`: both blocks counted (the tip's own block has 1). */
+export function confirmationsOf(height: number, tip: number): number {
+  return tip - height + 1;
+}
+
+/**
+ * A block is final once it is deeper than the network's maximum rollback (`tip - height >=
+ * maxRollback`): no node of the network switches to a chain that does not hold it.
+ */
+export function isFinalHeight(height: number, tip: number, config: Pick<NetworkConfig, "maxRollback">): boolean {
+  return confirmationsOf(height, tip) > config.maxRollback;
+}

@@ -1,5 +1,5 @@
 /** Blocks in LTO-style JSON (LTO extras). */
-import { AnchordError, ErrorCode, blockToJson } from "@anchord/protocol";
+import { AnchordError, ErrorCode, blockToJson, headerToJson } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
 import { HttpError, LtoCode } from "../http.js";
 import { MAX_BLOCK_SEQUENCE, MAX_BLOCK_SEQUENCE_TRANSACTIONS, READ_COST, blockSequenceCost, parseHeight, parseId } from "../params.js";
@@ -7,7 +7,7 @@ import { errorDoc, json, type ParamDoc, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 
 const EXAMPLE_BLOCK = {
-  version: 1,
+  version: 2,
   timestamp: 1700000060000,
   reference: "HRxK91mqhqTFp4wmekQa7GPg3kwCj6ue4sAaGBcdKF54",
   "nxt-consensus": { "base-target": 153722867, "generation-signature": "11111111111111111111111111111111" },
@@ -16,6 +16,7 @@ const EXAMPLE_BLOCK = {
   signature: "5rfKnWNHC61KS4nHDphCiuktSSGYpqHnebhho3XUqPvKxwKaje12oUibrcGZ3G3453V2kWwao8PUbt6cMuJbEokH",
   id: "5NFTy2K1FTxxYr1Nkofn22kx1JJj7qajqU7WPUVXyNph",
   transactionCount: 2,
+  transactionsRoot: "8ZcGHZxVZv1xMRq9n1g6BJ5w4xX5bYpQxcm1Zk8zk8Nk",
   transactions: [
     {
       type: 15, version: 3, id: "FV2GXF59R1BTP9kkkPvm11VfEUqGVL5wRFtkHQBphjJQ", sender: "3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW", senderKeyType: "ed25519",
@@ -44,6 +45,17 @@ async function blockJsonAt(backend: ApiBackend, height: number): Promise<Record<
 }
 
 const blockCost = (): number => READ_COST.block;
+
+function headerJsonAt(backend: ApiBackend, height: number): Record<string, unknown> {
+  const header = backend.blockHeader(height);
+  if (header === undefined) throw blockNotFound(`at height ${height}`);
+  return headerToJson(header, backend.config.chainIdByte, height);
+}
+
+const EXAMPLE_HEADER = (() => {
+  const { transactions: _t, fee: _f, blocksize: _b, ...header } = EXAMPLE_BLOCK;
+  return header;
+})();
 
 const heightParam = (description: string): ParamDoc => ({ description, schema: { type: "integer", minimum: 1 }, example: "1" });
 
@@ -112,6 +124,52 @@ export const blockRoutes: RouteDef[] = [
         txs += block.transactions.length;
         if (txs >= MAX_BLOCK_SEQUENCE_TRANSACTIONS) break;
       }
+      return json(out);
+    },
+  },
+  {
+    method: "get",
+    path: "/blocks/headers/last",
+    operationId: "lastBlockHeader",
+    tag: "blocks",
+    summary: "The header of the last block (no transactions)",
+    responses: { 200: { description: "Block header", schema: ref("BlockHeader"), example: EXAMPLE_HEADER } },
+    handler: ({ backend }) => json(headerJsonAt(backend, backend.height())),
+  },
+  {
+    method: "get",
+    path: "/blocks/headers/at/:height",
+    operationId: "blockHeaderAt",
+    tag: "blocks",
+    summary: "The header of the block at a height",
+    params: { height: heightParam("Block height") },
+    responses: {
+      200: { description: "Block header", schema: ref("BlockHeader"), example: EXAMPLE_HEADER },
+      400: errorDoc("Not a positive integer"),
+      404: errorDoc("No block at this height (code 301)"),
+    },
+    handler: ({ backend, params }) => json(headerJsonAt(backend, parseHeight(params["height"]!))),
+  },
+  {
+    method: "get",
+    path: "/blocks/headers/seq/:from/:to",
+    operationId: "blockHeaderSequence",
+    cost: () => READ_COST.document,
+    tag: "blocks",
+    summary: `Headers from one height to another, inclusive (at most ${MAX_BLOCK_SEQUENCE})`,
+    description: "Heights above the chain's height are left out.",
+    params: { from: heightParam("First height"), to: heightParam("Last height") },
+    responses: {
+      200: { description: "Headers in height order", schema: ref("BlockHeaders"), example: [EXAMPLE_HEADER] },
+      400: errorDoc(`Not positive integers, from > to, or more than ${MAX_BLOCK_SEQUENCE} blocks`),
+    },
+    handler: ({ backend, params }) => {
+      const from = parseHeight(params["from"]!, "from");
+      const to = parseHeight(params["to"]!, "to");
+      if (from > to) throw new AnchordError(ErrorCode.INVALID_FIELD, "from must not be above to");
+      if (to - from + 1 > MAX_BLOCK_SEQUENCE) throw new AnchordError(ErrorCode.INVALID_FIELD, `at most ${MAX_BLOCK_SEQUENCE} blocks per request`);
+      const out: Record<string, unknown>[] = [];
+      for (let h = from; h <= Math.min(to, backend.height()); h++) out.push(headerJsonAt(backend, h));
       return json(out);
     },
   },

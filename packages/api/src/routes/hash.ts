@@ -1,7 +1,9 @@
 /** Anchoring and verifying hashes: chainpoint records (interface §4.1–4.3, PROTOCOL.md §6). */
-import { AnchordError, ErrorCode, type JsonValue } from "@anchord/protocol";
+import { AnchordError, ErrorCode, confirmationsOf, isFinalHeight, type JsonValue } from "@anchord/protocol";
+import { toHex } from "@anchord/crypto";
 import { chainpointRecord } from "../chainpoint.js";
-import { decodeHash, parseEncoding, requireObject, type HashEncoding } from "../params.js";
+import { proofBundle } from "../proofBundle.js";
+import { READ_COST, decodeHash, parseEncoding, requireObject, type HashEncoding } from "../params.js";
 import { errorDoc, json, type ParamDoc, type Reply, type RouteContext, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 
@@ -11,6 +13,8 @@ const EXAMPLE_RECORD = {
     "@context": "https://w3id.org/chainpoint/v2",
     type: "ChainpointSHA256v2",
     targetHash: EXAMPLE_HASH,
+    merkleRoot: EXAMPLE_HASH,
+    proof: [],
     anchors: [{ type: "LTODataTransaction", sourceId: "D5kor4zjNUAbBF1DjxrTRwasDnbCZJ14p5dVRjyQJQGA" }],
     block: { height: "42" },
     transaction: { position: "0" },
@@ -21,6 +25,8 @@ const EXAMPLE_PENDING = {
     "@context": "https://w3id.org/chainpoint/v2",
     type: "ChainpointSHA256v2",
     targetHash: EXAMPLE_HASH,
+    merkleRoot: EXAMPLE_HASH,
+    proof: [],
     anchors: [{ type: "LTODataTransaction", sourceId: "D5kor4zjNUAbBF1DjxrTRwasDnbCZJ14p5dVRjyQJQGA" }],
   },
 };
@@ -54,6 +60,28 @@ function verifyHash({ backend, params }: RouteContext, encoding: HashEncoding): 
   const status = backend.anchorStatus(hash);
   if (status === undefined || status.height === undefined) return json({ chainpoint: null }, 404);
   return json({ chainpoint: chainpointRecord(hash, status, backend.config.name) });
+}
+
+async function hashProof({ backend }: RouteContext, hash: Uint8Array): Promise<Reply> {
+  const proof = await backend.anchorProof(hash);
+  if (proof === undefined) return json({ chainpoint: null }, 404);
+  return json(proofBundle(hash, proof, { config: backend.config, genesisBlockId: backend.genesisBlockId(), tip: backend.height(), now: Date.now() }) as unknown as JsonValue);
+}
+
+/** unknown, pending (in a pool, with its transaction), confirmed (in a block) or final (deeper than the maximum rollback). */
+function hashStatus({ backend }: RouteContext, hash: Uint8Array): Reply {
+  const status = backend.anchorStatus(hash);
+  const base = { hash: toHex(hash) };
+  if (status === undefined) return json({ ...base, status: "unknown" });
+  if (status.height === undefined) return json({ ...base, status: "pending", sourceId: status.txId });
+  const tip = backend.height();
+  return json({
+    ...base,
+    status: isFinalHeight(status.height, tip, backend.config) ? "final" : "confirmed",
+    sourceId: status.txId,
+    height: status.height,
+    confirmations: confirmationsOf(status.height, tip),
+  });
 }
 
 const hashParam = (encoding: string): ParamDoc => ({
@@ -113,4 +141,52 @@ export const hashRoutes: RouteDef[] = [
     },
     handler: (ctx) => verifyHash(ctx, parseEncoding(ctx.params["encoding"])),
   },
+  ...(["", "/encoding/:encoding"] as const).flatMap((form): RouteDef[] => {
+    const encodingOf = (ctx: RouteContext): HashEncoding => (form === "" ? "hex" : parseEncoding(ctx.params["encoding"]));
+    const params: Record<string, ParamDoc> =
+      form === ""
+        ? { hash: hashParam("hex") }
+        : {
+            hash: hashParam("the given encoding"),
+            encoding: { description: "Encoding of the `hash` path parameter", schema: { type: "string", enum: ["hex", "base58", "base64"] }, example: "hex" },
+          };
+    const suffix = form === "" ? "" : "Encoded";
+    return [
+      {
+        method: "get",
+        path: `/hash/:hash${form}/proof`,
+        operationId: `hashProof${suffix}`,
+        cost: () => READ_COST.block,
+        tag: "anchoring",
+        summary: `A self-contained proof that the hash is anchored${form === "" ? "" : " (the hash given in hex, base58 or base64)"}`,
+        description:
+          "Once the hash is in a block: one JSON document with the chainpoint record, the signed anchor transaction, the Merkle audit path to the block's " +
+          "`transactionsRoot`, the signed block header, the network's chain id and genesis block id, `confirmations` and `final`. " +
+          "Anyone can check it offline with `anchord verify` or the `@anchord/verify` package (docs/proofs.md).",
+        params,
+        responses: {
+          200: { description: "The proof bundle", schema: ref("ProofBundle") },
+          400: errorDoc("Unknown encoding, or the hash does not decode to 32 bytes"),
+          404: { description: "Unknown, or not yet in a block", schema: ref("ChainpointNotFound"), example: { chainpoint: null } },
+        },
+        handler: (ctx) => hashProof(ctx, decodeHash(ctx.params["hash"], encodingOf(ctx))),
+      },
+      {
+        method: "get",
+        path: `/hash/:hash${form}/status`,
+        operationId: `hashStatus${suffix}`,
+        tag: "anchoring",
+        summary: "Whether the hash is unknown, pending, confirmed or final",
+        description:
+          "`pending`: in an anchor transaction in the node's pool (`sourceId`); `confirmed`: in a block (`height`, `confirmations`); " +
+          "`final`: deeper than the network's maximum rollback, so no node will undo it; `unknown`: none of these.",
+        params,
+        responses: {
+          200: { description: "The status", schema: ref("HashStatus"), example: { hash: EXAMPLE_HASH, status: "confirmed", sourceId: "D5kor4zjNUAbBF1DjxrTRwasDnbCZJ14p5dVRjyQJQGA", height: 42, confirmations: 3 } },
+          400: errorDoc("Unknown encoding, or the hash does not decode to 32 bytes"),
+        },
+        handler: (ctx) => hashStatus(ctx, decodeHash(ctx.params["hash"], encodingOf(ctx))),
+      },
+    ];
+  }),
 ];

@@ -2,4 +2,4 @@ export { BLOCK_SIGNATURE_LENGTH, encodeBlockHeader, blockSigningBytes, blockIdBy
 export { transactionAuditPath, transactionsRoot } from "./root.js";
 export { DEFAULT_MAX_BLOCK_TRANSACTIONS, encodeBlock, encodedBlock, blockSize, decodeBlock, type DecodeBlockOptions } from "./codec.js";
 export { createBlock, assembleBlock, type NewBlockFields } from "./create.js";
-export { blockFee, blockToJson, type BlockJsonOptions } from "./json.js";
+export { blockFee, blockToJson, headerToJson, type BlockJsonOptions } from "./json.js";

@@ -3,7 +3,7 @@ import { addressFromPublicKey, base58Encode } from "@anchord/crypto";
 import type { JsonValue } from "../json.js";
 import { txToJson } from "../tx/json.js";
 import { blockSize } from "./codec.js";
-import type { Block } from "./types.js";
+import type { Block, BlockHeader } from "./types.js";
 
 /** Sum of the fees of the block's transactions (they go to its generator). */
 export function blockFee(b: Block): bigint {
@@ -18,25 +18,35 @@ export interface BlockJsonOptions {
 }
 
 /**
- * `{version, timestamp, reference, "nxt-consensus": {"base-target", "generation-signature"}, generator,
- * generatorPublicKey, signature, id, transactionCount, transactions, height, fee, blocksize}`.
- * Byte fields are base58, base-target and fee bigint (bare JSON integers), blocksize the encoded length.
+ * The header in LTO-style JSON: `{version, timestamp, reference, "nxt-consensus": {"base-target",
+ * "generation-signature"}, generator, generatorPublicKey, signature, id, transactionCount,
+ * transactionsRoot, height}` (`/blocks/headers/…`). Byte fields are base58, base-target a bigint.
+ */
+export function headerToJson(h: BlockHeader, chainId: number, height: number): Record<string, JsonValue> {
+  return {
+    version: h.version,
+    timestamp: h.timestamp,
+    reference: base58Encode(h.reference),
+    "nxt-consensus": {
+      "base-target": h.baseTarget,
+      "generation-signature": base58Encode(h.generationSignature),
+    },
+    generator: addressFromPublicKey(h.generator, chainId),
+    generatorPublicKey: base58Encode(h.generator),
+    signature: base58Encode(h.signature),
+    id: h.id,
+    transactionCount: h.transactionCount,
+    transactionsRoot: base58Encode(h.transactionsRoot),
+    height,
+  };
+}
+
+/**
+ * headerToJson's fields, then `transactions` (unless left out), `height`, `fee` (sum of the
+ * transactions' fees, a bigint) and `blocksize` (the encoded length).
  */
 export function blockToJson(b: Block, height: number, opts: BlockJsonOptions = {}): Record<string, JsonValue> {
-  const out: Record<string, JsonValue> = {
-    version: b.version,
-    timestamp: b.timestamp,
-    reference: base58Encode(b.reference),
-    "nxt-consensus": {
-      "base-target": b.baseTarget,
-      "generation-signature": base58Encode(b.generationSignature),
-    },
-    generator: addressFromPublicKey(b.generator, b.chainId),
-    generatorPublicKey: base58Encode(b.generator),
-    signature: base58Encode(b.signature),
-    id: b.id,
-    transactionCount: b.transactionCount,
-  };
+  const { height: _h, ...out } = headerToJson(b, b.chainId, height);
   if (opts.transactions !== false) out.transactions = b.transactions.map((tx) => txToJson(tx));
   out.height = height;
   out.fee = blockFee(b);
