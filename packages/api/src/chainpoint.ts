@@ -2,8 +2,9 @@
 import { toHex } from "@anchord/crypto";
 import type { AnchorStatus } from "./backend.js";
 
-export const CHAINPOINT_CONTEXT = "https://w3id.org/chainpoint/v2";
-export const CHAINPOINT_TYPE = "ChainpointSHA256v2";
+import { CHAINPOINT_CONTEXT, CHAINPOINT_TYPE } from "@anchord/verify";
+
+export { CHAINPOINT_CONTEXT, CHAINPOINT_TYPE };
 
 export interface ChainpointRecord {
   readonly "@context": string;

@@ -2,6 +2,7 @@ export * from "./backend.js";
 export { createApi, routeTable, requiresApiToken, fastHandlerOf, API_ROUTES, DEFAULT_RATE_LIMIT, type ApiOptions, type RateLimitOptions } from "./app.js";
 export { startApi, isLoopbackHost, type ListenOptions, type RunningApi } from "./server.js";
 export { buildOpenApi, API_VERSION, type OpenApiDocument } from "./openapi.js";
+export { proofBundle, type BundleContext } from "./proofBundle.js";
 export { chainpointRecord, CHAINPOINT_CONTEXT, CHAINPOINT_TYPE, type ChainpointRecord } from "./chainpoint.js";
 export { httpStatusOf, errorResponse, type ErrorBody } from "./errors.js";
 export { HttpError, LtoCode } from "./http.js";

@@ -279,6 +279,7 @@ describe("createBlock, encodeBlock, decodeBlock", () => {
       "signature",
       "id",
       "transactionCount",
+      "transactionsRoot",
       "transactions",
       "height",
       "fee",
@@ -290,6 +291,7 @@ describe("createBlock, encodeBlock, decodeBlock", () => {
     expect(json.generatorPublicKey).toBe(base58Encode(gen.publicKey));
     expect(json.signature).toBe(base58Encode(block.signature));
     expect(json.id).toBe(block.id);
+    expect(json.transactionsRoot).toBe(base58Encode(block.transactionsRoot));
     expect(json.height).toBe(42);
     expect(json.fee).toBe(4n * 100_000_000n + 35_000_000n);
     expect(blockFee(block)).toBe(435_000_000n);

@@ -14,17 +14,16 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { blake2b } from "@noble/hashes/blake2.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { base58, concat, equalBytes, fromBase58, fromBase64, fromHex, toHex } from "./encoding.js";
-import { FormatError, readAnchorBody, readHeader, readSignedTx, type KeyType } from "./formats.js";
+import { BLOCK_HEADER_WITH_SIGNATURE_LENGTH, BLOCK_SIGNATURE_DOMAIN, BLOCK_SIGNATURE_LENGTH, BLOCK_VERSION, FormatError, readAnchorBody, readHeader, readSignedTx, type KeyType } from "./formats.js";
 import { leafHash, rootFromAuditPath } from "./merkle.js";
 
 export const PROOF_TYPE = "anchordProof";
 export const PROOF_VERSION = 1;
-/** The block version whose transactionsRoot is the RFC 6962 tree this package checks. */
-export const PROOF_BLOCK_VERSION = 2;
 export const MERKLE_HASH = "blake2b-256";
-const BLOCK_SIGNATURE_DOMAIN = new TextEncoder().encode("anchord-block");
-const CHAINPOINT_CONTEXT = "https://w3id.org/chainpoint/v2";
-const CHAINPOINT_TYPE = "ChainpointSHA256v2";
+const SIGNATURE_DOMAIN = new TextEncoder().encode(BLOCK_SIGNATURE_DOMAIN);
+/** Chainpoint v2 (the API's records use these too). */
+export const CHAINPOINT_CONTEXT = "https://w3id.org/chainpoint/v2";
+export const CHAINPOINT_TYPE = "ChainpointSHA256v2";
 
 export const blake2b256 = (data: Uint8Array): Uint8Array => blake2b(data, { dkLen: 32 });
 
@@ -95,6 +94,23 @@ export const STEP_TITLES: Record<VerifyStep, string> = {
   blockId: "the block id",
 };
 
+/**
+ * The fields only the issuing node states: no offline check can prove them (the header carries no
+ * height and no link to the genesis but its parent's id; confirmations change with the chain).
+ * The verifier checks that they agree with each other; `anchord verify --node` checks them
+ * against nodes the user chooses.
+ */
+export const STATED_FIELDS = ["network.genesisBlockId", "network.maxRollback", "block.height", "confirmations", "final", "issuedAt"] as const;
+
+export interface StatedFacts {
+  readonly genesisBlockId: string;
+  readonly height: number;
+  readonly confirmations: number;
+  readonly final: boolean;
+  readonly maxRollback: number;
+  readonly issuedAt: number;
+}
+
 export interface VerifyResult {
   readonly valid: boolean;
   /** The first step that failed. */
@@ -116,6 +132,8 @@ export interface VerifyResult {
     readonly confirmations: number;
     readonly final: boolean;
   };
+  /** Once valid: what the issuing node states and nothing offline proves (STATED_FIELDS). */
+  readonly stated?: StatedFacts;
 }
 
 class StepFailure extends Error {
@@ -140,7 +158,7 @@ function keysAre(step: VerifyStep, o: unknown, name: string, keys: readonly stri
 }
 
 function verifySignature(keyType: KeyType, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  if (signature.length !== 64) return false;
+  if (signature.length !== BLOCK_SIGNATURE_LENGTH) return false;
   try {
     switch (keyType) {
       case "ed25519":
@@ -162,7 +180,7 @@ export function addressOf(publicKey: Uint8Array, chainId: number): string {
   return base58(concat(head, secure(head).subarray(0, 4)));
 }
 
-function run(b: unknown): NonNullable<VerifyResult["facts"]> & { passed: VerifyStep[] } {
+function run(b: unknown): { passed: VerifyStep[]; facts: NonNullable<VerifyResult["facts"]>; stated: StatedFacts } {
   const passed: VerifyStep[] = [];
   // format: every field present, typed and decodable
   keysAre("format", b, "the bundle", ["type", "version", "hash", "chainpoint", "network", "transaction", "merkle", "block", "confirmations", "final", "issuedAt"]);
@@ -193,7 +211,7 @@ function run(b: unknown): NonNullable<VerifyResult["facts"]> & { passed: VerifyS
   const blockId = fromBase58(block.id, 32);
   check("format", blockId !== undefined, "block.id must be base58 of 32 bytes");
   const headerBytes = fromBase64(block.header);
-  check("format", headerBytes !== undefined && headerBytes.length === 213, "block.header must be base64 of 213 bytes");
+  check("format", headerBytes !== undefined && headerBytes.length === BLOCK_HEADER_WITH_SIGNATURE_LENGTH, `block.header must be base64 of ${BLOCK_HEADER_WITH_SIGNATURE_LENGTH} bytes`);
   check("format", isCount(b["confirmations"]) && (b["confirmations"] as number) >= 1, "confirmations must be a positive integer");
   check("format", typeof b["final"] === "boolean", "final must be true or false");
   check("format", b["final"] === (b["confirmations"] as number) > network.maxRollback, "final must say whether confirmations exceed network.maxRollback");
@@ -247,7 +265,7 @@ function run(b: unknown): NonNullable<VerifyResult["facts"]> & { passed: VerifyS
   passed.push("merklePath");
 
   // blockHeader: the readable fields are the header's
-  check("blockHeader", header.version === PROOF_BLOCK_VERSION, `block version ${header.version} is not ${PROOF_BLOCK_VERSION}`);
+  check("blockHeader", header.version === BLOCK_VERSION, `block version ${header.version} is not ${BLOCK_VERSION}`);
   check("blockHeader", block.timestamp === header.timestamp, "block.timestamp differs from the header's");
   check("blockHeader", block.transactionsRoot === base58(header.transactionsRoot), "block.transactionsRoot differs from the header's");
   check("blockHeader", block.generator === base58(header.generator), "block.generator differs from the header's");
@@ -256,7 +274,7 @@ function run(b: unknown): NonNullable<VerifyResult["facts"]> & { passed: VerifyS
   passed.push("blockHeader");
 
   // blockSignature: ed25519(generator, "anchord-block" ‖ chainId ‖ header)
-  const signed = concat(BLOCK_SIGNATURE_DOMAIN, Uint8Array.of(chainId), header.unsigned);
+  const signed = concat(SIGNATURE_DOMAIN, Uint8Array.of(chainId), header.unsigned);
   check("blockSignature", verifySignature("ed25519", header.generator, signed, header.signature), "the generator's signature over the header does not verify");
   passed.push("blockSignature");
 
@@ -264,18 +282,23 @@ function run(b: unknown): NonNullable<VerifyResult["facts"]> & { passed: VerifyS
   check("blockId", equalBytes(blake2b256(headerBytes), blockId), "the block id is not the BLAKE2b-256 of the header and signature");
   passed.push("blockId");
 
+  const confirmations = b["confirmations"] as number;
+  const final = b["final"] as boolean;
   return {
     passed,
-    hash: b["hash"] as string,
-    transactionId: transaction.id,
-    blockId: block.id,
-    height: block.height,
-    timestamp: header.timestamp,
-    generatorAddress,
-    network: network.name,
-    chainId: network.chainId,
-    confirmations: b["confirmations"] as number,
-    final: b["final"] as boolean,
+    facts: {
+      hash: b["hash"] as string,
+      transactionId: transaction.id,
+      blockId: block.id,
+      height: block.height,
+      timestamp: header.timestamp,
+      generatorAddress,
+      network: network.name,
+      chainId: network.chainId,
+      confirmations,
+      final,
+    },
+    stated: { genesisBlockId: network.genesisBlockId, height: block.height, confirmations, final, maxRollback: network.maxRollback, issuedAt: b["issuedAt"] as number },
   };
 }
 
@@ -283,8 +306,8 @@ function run(b: unknown): NonNullable<VerifyResult["facts"]> & { passed: VerifyS
 export function verifyProofBundle(bundle: unknown): VerifyResult {
   const passed: VerifyStep[] = [];
   try {
-    const { passed: done, ...facts } = run(bundle);
-    return { valid: true, passed: done, facts };
+    const { passed: done, facts, stated } = run(bundle);
+    return { valid: true, passed: done, facts, stated };
   } catch (e) {
     if (e instanceof StepFailure) {
       for (const s of VERIFY_STEPS) {

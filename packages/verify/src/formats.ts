@@ -132,8 +132,13 @@ export function readAnchorBody(body: Uint8Array): AnchorBody {
   throw new FormatError(`anchor transaction version ${version} is not supported`);
 }
 
-export const HEADER_LENGTH = 149;
-export const SIGNATURE_LENGTH = 64;
+/** 2: transactionsRoot is the RFC 6962 tree of merkle.ts. The block format's constants live here, where verifiers need them; packages/protocol re-exports them. */
+export const BLOCK_VERSION = 2;
+export const BLOCK_HEADER_LENGTH = 149;
+export const BLOCK_SIGNATURE_LENGTH = 64;
+export const BLOCK_HEADER_WITH_SIGNATURE_LENGTH = BLOCK_HEADER_LENGTH + BLOCK_SIGNATURE_LENGTH;
+/** The generator signs utf8(BLOCK_SIGNATURE_DOMAIN) ‖ chainId(1) ‖ header. */
+export const BLOCK_SIGNATURE_DOMAIN = "anchord-block";
 
 export interface BlockHeaderParts {
   readonly version: number;
@@ -158,7 +163,7 @@ export function readHeader(bytes: Uint8Array): BlockHeaderParts {
   const generator = r.bytes(32);
   const transactionCount = r.u32();
   const transactionsRoot = r.bytes(32);
-  const signature = r.bytes(SIGNATURE_LENGTH);
+  const signature = r.bytes(BLOCK_SIGNATURE_LENGTH);
   r.end();
-  return { version, timestamp, reference, generator, transactionCount, transactionsRoot, unsigned: bytes.subarray(0, HEADER_LENGTH), signature };
+  return { version, timestamp, reference, generator, transactionCount, transactionsRoot, unsigned: bytes.subarray(0, BLOCK_HEADER_LENGTH), signature };
 }

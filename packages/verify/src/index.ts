@@ -4,5 +4,11 @@
  */
 export * from "./merkle.js";
 export * from "./bundle.js";
-export { FormatError, readAnchorBody, readHeader, readSignedTx, type AnchorBody, type BlockHeaderParts, type KeyType, type SignedTxParts } from "./formats.js";
+export {
+  BLOCK_HEADER_LENGTH,
+  BLOCK_HEADER_WITH_SIGNATURE_LENGTH,
+  BLOCK_SIGNATURE_DOMAIN,
+  BLOCK_SIGNATURE_LENGTH,
+  BLOCK_VERSION,
+  FormatError, readAnchorBody, readHeader, readSignedTx, type AnchorBody, type BlockHeaderParts, type KeyType, type SignedTxParts } from "./formats.js";
 export { fromBase58, fromBase64, fromHex, toBase64, toHex } from "./encoding.js";

@@ -10,12 +10,13 @@ import {
   BLOCK_HEADER_LENGTH,
   BLOCK_HEADER_WITH_SIGNATURE_LENGTH,
   BLOCK_SIGNATURE_DOMAIN,
+  BLOCK_SIGNATURE_LENGTH,
   BLOCK_VERSION,
   type BlockHeader,
   type UnsignedHeaderFields,
 } from "./types.js";
 
-export const BLOCK_SIGNATURE_LENGTH = 64;
+export { BLOCK_SIGNATURE_LENGTH };
 const HASH_LENGTH = 32;
 const MAX_INT64 = (1n << 63n) - 1n;
 const DOMAIN = utf8(BLOCK_SIGNATURE_DOMAIN);

@@ -15,10 +15,8 @@
  */
 import type { Transaction } from "../tx/types.js";
 
-/** 2: transactionsRoot is the RFC 6962 tree (version 1 hashed the concatenated leaf hashes). */
-export const BLOCK_VERSION = 2;
-export const BLOCK_HEADER_LENGTH = 149;
-export const BLOCK_SIGNATURE_DOMAIN = "anchord-block";
+/** Version 2: transactionsRoot is the RFC 6962 tree (version 1 hashed the concatenated leaf hashes). */
+export { BLOCK_VERSION, BLOCK_HEADER_LENGTH, BLOCK_HEADER_WITH_SIGNATURE_LENGTH, BLOCK_SIGNATURE_DOMAIN, BLOCK_SIGNATURE_LENGTH } from "@anchord/verify";
 
 /** The fields the 149-byte header encodes (everything but the signature and the id). */
 export interface UnsignedHeaderFields {
@@ -47,7 +45,5 @@ export interface Block extends BlockHeader {
   readonly transactions: readonly Transaction[];
 }
 
-/** header ‖ signature: the part of the block bytes that decodeBlockHeader reads. */
-export const BLOCK_HEADER_WITH_SIGNATURE_LENGTH = 213;
 /** Default upper bound for an encoded block (decodeBlock's maxBytes). */
 export const MAX_BLOCK_BYTES = 8 * 1024 * 1024;
