@@ -13,6 +13,8 @@
  *   0x09 ACTIVE     ‖ leaseId(32)              → lease record (active leases only; loaded at open)
  *   0x0a HISTORY    ‖ address(26) ‖ height(4)  → regular(8) ‖ effective(8) after that block
  *   0x0b UNDO       ‖ height(4)                → undo record of that block
+ *   0x0c ADDRESS_TX ‖ address(26) ‖ height(4) ‖ position(4) → txId(32)  (addressIndex.ts)
+ *   0x0d ADDRESS_LEASE ‖ address(26) ‖ height(4) ‖ leaseId(32) → empty  (addressIndex.ts)
  *
  * Retired prefixes stay listed as comments so their numbers are never reused.
  */
@@ -29,6 +31,8 @@ export const Bucket = {
   ACTIVE: 0x09,
   HISTORY: 0x0a,
   UNDO: 0x0b,
+  ADDRESS_TX: 0x0c,
+  ADDRESS_LEASE: 0x0d,
 } as const;
 export type Bucket = (typeof Bucket)[keyof typeof Bucket];
 
@@ -36,8 +40,11 @@ export type Bucket = (typeof Bucket)[keyof typeof Bucket];
 export const META_GENESIS = "genesis";
 export const META_TIP = "tip";
 export const META_FORMAT = "format";
-/** 2: block version 2 (RFC 6962 transactionsRoot). Format 1 data dirs are refused with a message. */
-export const STORAGE_FORMAT = 2;
+/**
+ * 2: block version 2 (RFC 6962 transactionsRoot). 3: the per-address indexes (addressIndex.ts),
+ * which older data dirs lack. Older formats are refused with a message.
+ */
+export const STORAGE_FORMAT = 3;
 
 export function key(bucket: Bucket, suffix: Uint8Array): Uint8Array {
   const k = Buffer.allocUnsafe(1 + suffix.length);

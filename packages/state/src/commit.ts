@@ -6,6 +6,7 @@
 import { base58Decode, base58Encode, toHex } from "@anchord/crypto";
 import type { Block, NetworkConfig } from "@anchord/protocol";
 import { Bucket, META_TIP, heightKey, historyKey, key, metaKey } from "./buckets.js";
+import { addressIndexOps } from "./addressIndex.js";
 import { blockTxBytes, SIGNED_HEADER_LENGTH } from "./blockBytes.js";
 import {
   decodeLease,
@@ -44,11 +45,12 @@ export function undoRetention(config: NetworkConfig): number {
 }
 
 /**
- * History entries needed to answer any window ending within maxRollback of the tip: a block at
+ * History entries needed to answer any window ending at a height within the last `window` blocks
+ * (balances at a recent height, recentState.ts), also after a rollback of maxRollback: a block at
  * height h may prune, per address it touches, every entry before the last one at or below this.
  */
 export function historyCutoff(config: NetworkConfig, height: number): number {
-  return height - config.maxRollback - config.generatingBalanceWindow + 1;
+  return height - config.maxRollback - 2 * config.generatingBalanceWindow + 2;
 }
 
 interface AccountChange {
@@ -100,6 +102,9 @@ export function planBlock(input: BlockPlanInput): Plan {
       put(key(Bucket.ANCHOR, a), encodeAnchorLocation(txKey.subarray(1), height, position));
     }
   });
+
+  // per-address history and lease indexes (a cancel's lessee: the overlay has the lease)
+  for (const op of addressIndexOps(block, height, (id) => overlay.lease(id)?.recipient, false)) ops.push(op);
 
   // accounts and balance history
   const cutoff = historyCutoff(config, height);
@@ -200,6 +205,11 @@ export function planRollback(input: RollbackPlanInput): Plan {
     restored.push(active);
   }
   for (const a of undo.anchors) del(key(Bucket.ANCHOR, a));
+  const leaseRecipient = (id: string): string | undefined => {
+    const stored = db.getSync(key(Bucket.LEASE, base58Decode(id)));
+    return stored && decodeLease(id, stored).recipient;
+  };
+  for (const op of addressIndexOps(block, height, leaseRecipient, true)) ops.push(op);
   for (const tx of block.transactions) del(key(Bucket.TX, base58Decode(tx.id)));
   del(heightKey(Bucket.BLOCK, height));
   del(heightKey(Bucket.HEADER, height));

@@ -7,3 +7,5 @@ export { Bucket } from "./buckets.js";
 export { blockTxBytes } from "./blockBytes.js";
 export { blockScore } from "./score.js";
 export { Ledger, type LedgerOptions, type ApplyBlockOptions, type TxLocation, type AnchorLocation } from "./ledger.js";
+export { txAddresses } from "./addressIndex.js";
+export type { ChainPosition } from "./addressReads.js";

@@ -8,7 +8,7 @@
  * Reads are synchronous: memory, or a LevelDB getSync by key (never a chain scan).
  */
 import { join } from "node:path";
-import { equalBytes, tryBase58Decode } from "@anchord/crypto";
+import { base58Decode, equalBytes, tryBase58Decode } from "@anchord/crypto";
 import {
   AnchordError,
   ErrorCode,
@@ -23,6 +23,7 @@ import {
   type Transaction,
 } from "@anchord/protocol";
 import { applyBlockTransactions } from "./blockTransition.js";
+import { addressLeaseIds, addressTxIds, type ChainPosition } from "./addressReads.js";
 import { Bucket, META_FORMAT, META_GENESIS, META_TIP, STORAGE_FORMAT, heightKey, key, metaKey } from "./buckets.js";
 import { decodeAnchorLocation, decodeLease, decodeTxLocation, readU32, u32 } from "./codec.js";
 import { planBlock, planRollback, type BatchOp, type LedgerMemory } from "./commit.js";
@@ -134,7 +135,7 @@ export class Ledger {
         throw new AnchordError(
           ErrorCode.STORAGE,
           found !== undefined && found < STORAGE_FORMAT
-            ? `data dir ${opts.dataDir} holds a chain in storage format ${found} (blocks of an older version, written by an older anchord); this anchord reads format ${STORAGE_FORMAT} only: empty the data dir and let the node sync again (a devnet: start it without --keep)`
+            ? `data dir ${opts.dataDir} holds a chain in storage format ${found} (written by an older anchord: older blocks or indexes); this anchord reads format ${STORAGE_FORMAT} only: empty the data dir and let the node sync again (a devnet: start it without --keep)`
             : `data dir ${opts.dataDir} has an unknown storage format ${found ?? "(none)"}; this anchord reads format ${STORAGE_FORMAT}`,
           { dataDir: opts.dataDir, format: found ?? null, expected: STORAGE_FORMAT },
         );
@@ -296,6 +297,40 @@ export class Ledger {
     return loc.height <= this.tip ? loc : undefined;
   }
 
+  /**
+   * The newest `limit` confirmed transactions of `address` (sender, recipient or lessee), before
+   * `before` when given (paging: newest first), from the address index (addressIndex.ts).
+   */
+  async addressTransactions(address: string, limit: number, before?: ChainPosition): Promise<TxLocation[]> {
+    const ids = await addressTxIds(this.db, base58Decode(address), limit, before, this.tip);
+    const out: TxLocation[] = [];
+    for (const id of ids) {
+      const found = this.getTransaction(id);
+      if (found) out.push(found);
+    }
+    return out;
+  }
+
+  /**
+   * Leases `address` gave or received that were active after the block at `height`: created at
+   * or below it and not canceled at or below it.
+   */
+  async leasesAt(address: string, height: number): Promise<LeaseInfo[]> {
+    const out: LeaseInfo[] = [];
+    for (const id of await addressLeaseIds(this.db, base58Decode(address), height)) {
+      const l = this.lease(id);
+      if (l && l.height <= height && (l.status === "active" || (l.cancelHeight ?? 0) > height)) out.push(l);
+    }
+    return out;
+  }
+
+  /** Regular and effective balance of `address` after the block at `height` (kept for recent heights, docs/storage.md §3). */
+  balanceAt(address: string, height: number): { regular: bigint; effective: bigint } {
+    const rec = this.memory.accounts.get(address);
+    if (!rec) return { regular: 0n, effective: 0n };
+    return { regular: rec.history.minRegular(height, height), effective: rec.history.minEffective(height, height) };
+  }
+
   /** Every address with a balance record. */
   addresses(): string[] {
     return [...this.memory.accounts.keys()];
@@ -408,8 +443,8 @@ export class Ledger {
   /** The tip's state, answering "already in the chain?" for the block's own ids from the prefetch. */
   private blockView(lookups: BlockLookups): StateView {
     return {
-      account: this.view.account,
-      lease: this.view.lease,
+      account: (address) => this.view.account(address),
+      lease: (id) => this.view.lease(id),
       hasTransaction: (id) => (lookups.ids.has(id) ? lookups.onChain.has(id) : this.hasTransaction(id)),
     };
   }

@@ -1,0 +1,29 @@
+/**
+ * Reads of the per-address indexes (addressIndex.ts): bounded LevelDB range seeks, never a scan
+ * of the chain. Entries above `tip` (a block being written) are left out.
+ */
+import { base58Encode } from "@anchord/crypto";
+import { ADDRESS, ID } from "./codec.js";
+import { addressLeaseKey, addressTxKey } from "./addressIndex.js";
+import type { Db } from "./db.js";
+
+/** A position in the chain: transactions of an address are ordered by it. */
+export interface ChainPosition {
+  readonly height: number;
+  readonly position: number;
+}
+
+/** Ids of the newest `limit` transactions of `address` strictly before `before` (or the tip's end). */
+export async function addressTxIds(db: Db, address: Uint8Array, limit: number, before: ChainPosition | undefined, tip: number): Promise<string[]> {
+  const end = before && before.height <= tip ? addressTxKey(address, before.height, before.position) : addressTxKey(address, tip + 1, 0);
+  const entries = await db.iterator({ gte: addressTxKey(address, 0, 0), lt: end, reverse: true, limit }).all();
+  return entries.map(([, v]) => base58Encode(v));
+}
+
+/** Ids of the leases `address` gave or received in blocks up to `height`. */
+export async function addressLeaseIds(db: Db, address: Uint8Array, height: number): Promise<string[]> {
+  const from = addressLeaseKey(address, 0, new Uint8Array(ID));
+  const to = addressLeaseKey(address, height + 1, new Uint8Array(ID));
+  const keys = await db.keys({ gte: from, lt: to }).all();
+  return keys.map((k) => base58Encode(k.subarray(1 + ADDRESS + 4)));
+}

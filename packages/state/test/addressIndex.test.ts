@@ -1,0 +1,87 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { TOKEN, type SignedTx } from "@anchord/protocol";
+import { Ledger } from "../src/index.js";
+import { account, anchor, cancel, hashOf, lease, nextBlock, removeDir, tempDir, testGenesis, transfer } from "./helpers.js";
+
+const alice = account("alice");
+const bob = account("bob");
+const carol = account("carol");
+const gen = account("generator");
+const genesis = testGenesis([
+  [alice, 1000n * TOKEN],
+  [bob, 500n * TOKEN],
+  [gen, 10n * TOKEN],
+]);
+
+const dirs: string[] = [];
+const open: Ledger[] = [];
+afterEach(async () => {
+  for (const l of open.splice(0)) await l.close();
+  for (const d of dirs.splice(0)) removeDir(d);
+});
+
+async function apply(ledger: Ledger, txs: SignedTx[]): Promise<void> {
+  await ledger.applyBlock(nextBlock(ledger, txs, gen));
+}
+
+async function ids(ledger: Ledger, address: string, limit = 1000): Promise<string[]> {
+  return (await ledger.addressTransactions(address, limit)).map((l) => l.tx.id);
+}
+
+describe("address index", () => {
+  it("lists sender, recipient and lessee transactions newest first, pages, and undoes with rollback", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    let ledger = await Ledger.open({ dataDir: dir, genesis });
+    open.push(ledger);
+    const genesisTx = (await ledger.addressTransactions(alice.address, 10))[0]!;
+    expect(genesisTx.tx.type).toBe(1);
+
+    const t1 = transfer(alice, bob, 5n * TOKEN);
+    const a1 = anchor(bob, [hashOf("x")]);
+    await apply(ledger, [t1, a1]);
+    const l1 = lease(alice, carol, 10n * TOKEN);
+    await apply(ledger, [l1]);
+    const c1 = cancel(alice, l1.id);
+    await apply(ledger, [c1]);
+
+    expect(await ids(ledger, alice.address)).toEqual([c1.id, l1.id, t1.id, genesisTx.tx.id]);
+    expect(await ids(ledger, bob.address)).toEqual([a1.id, t1.id, expect.any(String)]);
+    // the lessee sees the lease and its cancel
+    expect(await ids(ledger, carol.address)).toEqual([c1.id, l1.id]);
+    expect(await ids(ledger, gen.address)).toHaveLength(1);
+
+    // paging: after a transaction, strictly older ones; positions in one block keep their order
+    const page1 = await ledger.addressTransactions(bob.address, 1);
+    expect(page1.map((l) => l.tx.id)).toEqual([a1.id]);
+    const page2 = await ledger.addressTransactions(bob.address, 1, page1[0]!);
+    expect(page2.map((l) => l.tx.id)).toEqual([t1.id]);
+
+    // leases at a height
+    expect((await ledger.leasesAt(carol.address, 3)).map((l) => l.id)).toEqual([l1.id]);
+    expect(await ledger.leasesAt(carol.address, 4)).toEqual([]);
+    expect(await ledger.leasesAt(carol.address, 2)).toEqual([]);
+    expect(ledger.balanceAt(bob.address, 1).regular).toBe(500n * TOKEN);
+    expect(ledger.balanceAt(bob.address, 2).regular).toBe(505n * TOKEN - 35_000_000n);
+
+    await ledger.rollback(2);
+    expect(await ids(ledger, alice.address)).toEqual([t1.id, genesisTx.tx.id]);
+    expect(await ids(ledger, carol.address)).toEqual([]);
+    expect(await ledger.leasesAt(carol.address, 2)).toEqual([]);
+    // another block at the same height, holding the lease again at another position: no stale
+    // entry of the removed blocks shows up (nor twice)
+    const t2 = transfer(bob, carol, TOKEN);
+    await apply(ledger, [t2, l1]);
+    expect(await ids(ledger, alice.address)).toEqual([l1.id, t1.id, genesisTx.tx.id]);
+    expect(await ids(ledger, carol.address)).toEqual([l1.id, t2.id]);
+    expect(await ledger.leasesAt(carol.address, 4)).toHaveLength(1);
+    await ledger.rollback(2);
+
+    await ledger.close();
+    open.splice(0);
+    ledger = await Ledger.open({ dataDir: dir, genesis });
+    open.push(ledger);
+    expect(await ids(ledger, alice.address)).toEqual([t1.id, genesisTx.tx.id]);
+    expect(await ids(ledger, bob.address, 2)).toEqual([a1.id, t1.id]);
+  });
+});
