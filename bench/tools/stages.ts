@@ -23,7 +23,7 @@ const genesis = makeGenesis({ generators: gens, senders: from, recipients: to, b
 
 const results: [string, number][] = [];
 /** CPU time (this process, µs per transaction): robust to other load on the machine, unlike wall time. */
-async function stage(name: string, fn: () => unknown | Promise<unknown>, count = n): Promise<void> {
+async function stage(name: string, fn: () => unknown, count = n): Promise<void> {
   const c0 = process.cpuUsage();
   await fn();
   const c = process.cpuUsage(c0);

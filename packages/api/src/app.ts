@@ -81,7 +81,7 @@ function checkParamsDocumented(route: RouteDef): void {
   const inPath = pathParams(route.path).sort();
   const documented = Object.keys(route.params ?? {}).sort();
   if (inPath.join(",") !== documented.join(",")) {
-    throw new Error(`route ${route.method.toUpperCase()} ${route.path}: path parameters [${inPath}] but documented [${documented}]`);
+    throw new Error(`route ${route.method.toUpperCase()} ${route.path}: path parameters [${inPath.join(",")}] but documented [${documented.join(",")}]`);
   }
 }
 

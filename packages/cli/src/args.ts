@@ -30,8 +30,11 @@ export function suggestOption(given: string, known: readonly string[]): string |
   return distance(name, best) <= Math.max(2, Math.floor(best.length / 3)) ? best : undefined;
 }
 
+/** An option's value as parseArgs gives it (no option here is `multiple`). */
+type RawOption = string | boolean | undefined;
+
 export function intOption(values: Record<string, unknown>, name: string, fallback: number, min: number, max: number): number {
-  const raw = values[name];
+  const raw = values[name] as RawOption;
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max} (got '${String(raw)}')`);
@@ -39,7 +42,7 @@ export function intOption(values: Record<string, unknown>, name: string, fallbac
 }
 
 export function numberOption(values: Record<string, unknown>, name: string, fallback: number, min: number, max: number): number {
-  const raw = values[name];
+  const raw = values[name] as RawOption;
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name} must be a number from ${min} to ${max} (got '${String(raw)}')`);
@@ -50,7 +53,7 @@ export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "
 
 /** --log-level, else ANCHORD_LOG_LEVEL, else info; anything else is a usage error. */
 export function logLevelOption(values: Record<string, unknown>): string {
-  const raw = values["log-level"] ?? process.env.ANCHORD_LOG_LEVEL ?? "info";
+  const raw = (values["log-level"] as RawOption) ?? process.env.ANCHORD_LOG_LEVEL ?? "info";
   const level = String(raw);
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
     throw new UsageError(`--log-level (or ANCHORD_LOG_LEVEL) must be one of ${LOG_LEVELS.join(", ")} (got '${level}')`);

@@ -144,7 +144,7 @@ export async function createHost(init: HostInit): Promise<Host> {
         maxOutboundBufferSize: 4 * (maxGossipBytes + RPC_ENVELOPE_BYTES),
         allowedTopics: [names.txTopic, names.blockTopic],
         heartbeatInterval: opts.gossipHeartbeatMs,
-        scoreParams: peerScoreParams([names.txTopic, names.blockTopic], init.appScore),
+        scoreParams: peerScoreParams([names.txTopic, names.blockTopic], (peerId) => init.appScore(peerId)),
         scoreThresholds,
       }),
     },

@@ -55,6 +55,7 @@ function describe(v: unknown): string {
   try {
     return stringifyJson(v);
   } catch {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- last resort for what stringifyJson cannot write (a cycle, a function)
     return String(v);
   }
 }

@@ -150,6 +150,7 @@ function randomJsonValue(rand: () => number): string {
     case 4:
       return `[${stringifyJson(junk(rand, "0", 20))}]`;
     case 5:
+      // eslint-disable-next-line no-control-regex -- drops the control characters a JSON key may not hold
       return `{"${junk(rand, "k", 10).replace(/["\\\u0000-\u001f]/g, "")}":${Math.floor(rand() * 100)}}`;
     case 6:
       return `${"[".repeat(1 + Math.floor(rand() * 300))}${"]".repeat(0)}`; // unterminated
@@ -420,7 +421,7 @@ export function generateBadRequests(ctx: FuzzContext): BadRequest[] {
   // routes that must not exist (seed or key export, node control, files)
   const w = ctx.wallet.address;
   for (const [method, path] of [
-    ["GET", "/"], ["GET", "/admin"], ["GET", "/.env"], ["GET", "/.git/config"], ["GET", "/wallet/seed"], ["GET", "/wallet/seed/0"], ["GET", `/addresses/seed/${w}`],
+    ["GET", "/admin"], ["GET", "/.env"], ["GET", "/.git/config"], ["GET", "/wallet/seed"], ["GET", "/wallet/seed/0"], ["GET", `/addresses/seed/${w}`],
     ["GET", `/addresses/privateKey/${w}`], ["GET", "/addresses"], ["POST", "/addresses"], ["GET", "/utils/seed"], ["GET", "/debug/state"], ["POST", "/node/stop"], ["GET", "/node/stop"],
     ["GET", "/peers/blacklisted"], ["POST", "/peers/connect"], ["GET", "/blocks"], ["GET", "/transactions"], ["GET", `/transactions/address/${w}/limit/10`], ["GET", "/api-docs/..%2F..%2Fpackage.json"],
     ["GET", "/api-docs/%2e%2e/%2e%2e/package.json"], ["GET", "/%2e%2e/%2e%2e/etc/passwd"], ["GET", "/index.html"], ["GET", "/favicon.ico"], ["GET", `/${"a".repeat(8000)}`],

@@ -358,7 +358,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   // A status line every 5 s: height, who forged the last blocks, peers and pool size of each node.
   const labels = new Map(accounts.map((a) => [a.address, a.node !== null && a.node < n ? `n${a.node}` : `${a.address.slice(0, 6)}…`]));
   const forgers = new Map<number, string>();
-  const heartbeat = setInterval(async () => {
+  const statusLine = async (): Promise<void> => {
     const statuses = await Promise.all(nodes.map((node) => nodeStatus(node.api)));
     for (const st of statuses) if (st?.lastBlockGenerator) forgers.set(st.blockchainHeight, labels.get(st.lastBlockGenerator) ?? `${st.lastBlockGenerator.slice(0, 6)}…`);
     for (const h of [...forgers.keys()].sort((a, b) => b - a).slice(5)) forgers.delete(h);
@@ -370,7 +370,9 @@ export async function devnetCommand(argv: string[]): Promise<number> {
         `[${new Date().toISOString().slice(11, 19)}] height ${heights.join(" ")} | forged ${last.join(" ") || "-"} | peers ${field((st) => st.peers)} | pool ${field((st) => st.poolSize)}\n`,
       );
     }
-  }, 5_000);
+  };
+  // A failed status line (stdout closed, say) must not become an unhandled rejection that ends the devnet.
+  const heartbeat = setInterval(() => void statusLine().catch(() => undefined), 5_000);
   heartbeat.unref();
   await new Promise<void>(() => undefined);
   return 0;

@@ -52,7 +52,7 @@ function describeCause(details: Record<string, unknown> | undefined): string {
  * stdout is not a terminal: files, pipes, the devnet, log collectors).
  */
 function logDestination(format: unknown): DestinationStream | undefined {
-  const f = format ?? (process.stdout.isTTY ? "pretty" : "json");
+  const f = (format as string | boolean | undefined) ?? (process.stdout.isTTY ? "pretty" : "json");
   if (f === "json") return undefined;
   if (f !== "pretty") throw new UsageError(`--log-format must be pretty or json (got '${String(f)}')`);
   return pretty({

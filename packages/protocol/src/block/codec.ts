@@ -40,7 +40,7 @@ export function encodeBlock(b: Block): Uint8Array {
 
 function encodeBlockUncached(b: Block): Uint8Array {
   const head = encodeBlockHeaderWithSignature(b);
-  const txBytes: Uint8Array[] = new Array(b.transactions.length);
+  const txBytes = new Array<Uint8Array>(b.transactions.length);
   let total = head.length;
   for (let i = 0; i < b.transactions.length; i++) {
     const t = encodedTx(b.transactions[i]!);
@@ -112,7 +112,7 @@ export function decodeBlock(bytes: Uint8Array, chainId: number, opts: DecodeBloc
     throw malformed(`block declares ${count} transactions but has only ${end - off} bytes after its header`);
   }
   const dv = new DataView(own.buffer, own.byteOffset, own.byteLength);
-  const txs: Transaction[] = new Array(count);
+  const txs = new Array<Transaction>(count);
   const root = new RootBuilder(count);
   for (let i = 0; i < count; i++) {
     if (end - off < LENGTH_PREFIX) throw malformed(`block ends before the length of transaction ${i} of ${count}`, { index: i });

@@ -98,7 +98,7 @@ export function txBody(tx: TxBodyFields): Uint8Array {
       break;
     }
     default:
-      throw new AnchordError(ErrorCode.UNSUPPORTED_TYPE, `transaction type ${(tx as { type: unknown }).type} is not supported`);
+      throw new AnchordError(ErrorCode.UNSUPPORTED_TYPE, `transaction type ${String((tx as { type: unknown }).type)} is not supported`);
   }
   return unsupportedVersion(type, version);
 }
