@@ -77,7 +77,7 @@ describe("GET /hash/:hash/status and /proof", () => {
     expect(status).toMatchObject({ status: "confirmed", height: 2, confirmations: 2 });
     const r = await t.get(`/hash/${HEX}/proof`);
     expect(r.status).toBe(200);
-    const bundle = r.json as ProofBundle;
+    const bundle = r.json as unknown as ProofBundle;
     expect(bundle.chainpoint).toEqual(((await t.get(`/hash/${HEX}`)).json as { chainpoint: unknown }).chainpoint);
     expect(bundle.merkle.treeSize).toBe(2);
     expect(bundle.merkle.leafIndex).toBe(1);
@@ -89,7 +89,7 @@ describe("GET /hash/:hash/status and /proof", () => {
     expect(result).toMatchObject({ valid: true, facts: { height: 2, blockId: bundle.block.id, transactionId: status["sourceId"] } });
     // the encoded forms answer the same bundle (but for issuedAt)
     for (const [enc, text] of [["base58", base58Encode(HASH)], ["base64", encodeURIComponent(HASH.toString("base64"))]]) {
-      const other = (await t.get(`/hash/${text}/encoding/${enc}/proof`)).json as ProofBundle;
+      const other = (await t.get(`/hash/${text}/encoding/${enc}/proof`)).json as unknown as ProofBundle;
       expect({ ...other, issuedAt: 0 }).toEqual({ ...bundle, issuedAt: 0 });
       expect(((await t.get(`/hash/${text}/encoding/${enc}/status`)).json as Record<string, unknown>)["status"]).toBe("confirmed");
     }
@@ -99,10 +99,10 @@ describe("GET /hash/:hash/status and /proof", () => {
     const { maxRollback } = t.backend.config;
     while (t.backend.height() - 2 + 1 < maxRollback) t.backend.mine();
     expect(((await t.get(`/hash/${HEX}/status`)).json as Record<string, unknown>)["status"]).toBe("confirmed");
-    expect(((await t.get(`/hash/${HEX}/proof`)).json as ProofBundle).final).toBe(false);
+    expect(((await t.get(`/hash/${HEX}/proof`)).json as unknown as ProofBundle).final).toBe(false);
     t.backend.mine();
     expect((await t.get(`/hash/${HEX}/status`)).json).toMatchObject({ status: "final", confirmations: maxRollback + 1 });
-    const bundle = (await t.get(`/hash/${HEX}/proof`)).json as ProofBundle;
+    const bundle = (await t.get(`/hash/${HEX}/proof`)).json as unknown as ProofBundle;
     expect(bundle).toMatchObject({ final: true, confirmations: maxRollback + 1 });
     expect(verifyProofBundle(bundle)).toMatchObject({ valid: true, facts: { final: true } });
   });

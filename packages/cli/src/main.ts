@@ -3,6 +3,8 @@ import { startCommand } from "./commands/start.js";
 import { devnetCommand } from "./commands/devnet.js";
 import { keysCommand } from "./commands/keys.js";
 import { genesisCommand } from "./commands/genesis.js";
+import { anchorCommand } from "./commands/anchor.js";
+import { verifyCommand } from "./commands/verify.js";
 
 export const USAGE = `anchord — a Fair Proof-of-Stake node that anchors SHA-256 hashes (LTO-compatible)
 
@@ -13,6 +15,8 @@ Commands:
   devnet     run a local network of N generator nodes as separate processes
   keys       create a wallet seed (keys new) or show a seed's address (keys show)
   genesis    write a genesis file for a new network
+  anchor     anchor files' SHA-256 with a node; --wait writes <file>.proof.json
+  verify     check a file's proof bundle offline (and against nodes with --node)
 
 Run 'anchord <command> --help' for the options of a command.
 `;
@@ -28,6 +32,10 @@ export async function main(argv: string[]): Promise<number | void> {
       return keysCommand(rest);
     case "genesis":
       return genesisCommand(rest);
+    case "anchor":
+      return anchorCommand(rest);
+    case "verify":
+      return verifyCommand(rest);
     case undefined:
     case "help":
     case "--help":

@@ -1,0 +1,115 @@
+/**
+ * `anchord anchor <file…> --node <url> [--token <t>] [--wait] [--final]`: hashes each file
+ * (SHA-256, streamed), anchors the hash with POST /hash and, with --wait, writes `<file>.proof.json`
+ * once the hash is in a block (--final: once the block is final), after checking the bundle offline.
+ */
+import { access, constants, writeFile } from "node:fs/promises";
+import { verifyProofBundle } from "@anchord/verify";
+import { intOption, parse, UsageError } from "../args.js";
+import { errorOf, nodeUrl, NodeRequestError, requestNode, sha256File } from "./proofClient.js";
+
+const HELP = `Usage: anchord anchor <file…> --node <url> [--token <t>] [--wait] [--final]
+
+Anchors the SHA-256 of each file with the node (POST /hash) and prints the hash and its anchoring
+transaction. With --wait, waits until the hash is in a block and writes <file>.proof.json, a proof
+bundle anyone can check offline with 'anchord verify <file>' (docs/proofs.md).
+
+Options:
+  --node <url>       the node's HTTP API, e.g. http://127.0.0.1:6869 (required)
+  --token <t>        the node's API token (or ANCHORD_API_TOKEN)
+  --wait             wait for a block, then write <file>.proof.json
+  --final            wait until the block is final (deeper than the maximum rollback); implies --wait
+  --timeout <s>      how long to wait, in seconds (default 3600)
+
+Exit status: 0 every file anchored (and its proof written), 1 a node or proof failure, 2 usage error.
+`;
+
+const POLL_MS = 1000;
+const DEFAULT_TIMEOUT_S = 3600;
+
+interface Target {
+  readonly file: string;
+  readonly hash: string;
+  readonly sourceId: string;
+}
+
+async function anchorFile(node: string, file: string, token: string | undefined): Promise<Target> {
+  const hash = await sha256File(file);
+  const a = await requestNode(node, "/hash", { method: "POST", body: { hash }, ...(token === undefined ? {} : { token }) });
+  if (a.status !== 200) throw new NodeRequestError(`${node}/hash`, a.status, `anchoring ${file} failed: ${errorOf(a)}`);
+  const sourceId = (a.body as { chainpoint?: { anchors?: { sourceId?: string }[] } }).chainpoint?.anchors?.[0]?.sourceId ?? "?";
+  return { file, hash, sourceId };
+}
+
+async function waitForProof(node: string, t: Target, final: boolean, deadline: number): Promise<unknown> {
+  const want = final ? ["final"] : ["confirmed", "final"];
+  for (;;) {
+    const s = await requestNode(node, `/hash/${t.hash}/status`);
+    const status = (s.body as { status?: string } | undefined)?.status;
+    if (s.status === 200 && status !== undefined && want.includes(status)) {
+      const p = await requestNode(node, `/hash/${t.hash}/proof`);
+      // a reorg between the two requests: ask again
+      if (p.status === 200) return p.body;
+    } else if (s.status !== 200) throw new NodeRequestError(`${node}/hash/${t.hash}/status`, s.status, `status of ${t.file}: ${errorOf(s)}`);
+    if (Date.now() > deadline) throw new Error(`${t.file}: still ${status ?? "unknown"} after the timeout; run the command again later`);
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+export async function anchorCommand(argv: string[]): Promise<number> {
+  let parsed;
+  let node: string;
+  try {
+    parsed = parse(argv, { node: { type: "string" }, token: { type: "string" }, wait: { type: "boolean" }, final: { type: "boolean" }, timeout: { type: "string" } }, HELP);
+    if (!parsed) return 0;
+    if (parsed.positionals.length === 0) throw new UsageError(`anchor needs at least one file\n\n${HELP}`);
+    if (typeof parsed.values.node !== "string") throw new UsageError(`anchor needs --node <url>\n\n${HELP}`);
+    for (const file of parsed.positionals) {
+      await access(file, constants.R_OK).catch(() => {
+        throw new UsageError(`cannot read ${file}`);
+      });
+    }
+    try {
+      node = nodeUrl(parsed.values.node);
+    } catch (e) {
+      throw new UsageError(`--node: ${(e as Error).message}`);
+    }
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`anchord anchor: ${e.message}\n`);
+    return 2;
+  }
+  const token = (parsed.values.token as string | undefined) ?? process.env.ANCHORD_API_TOKEN;
+  const final = parsed.values.final === true;
+  const wait = final || parsed.values.wait === true;
+  const deadline = Date.now() + intOption(parsed.values, "timeout", DEFAULT_TIMEOUT_S, 1, 7 * 24 * 3600) * 1000;
+  let failed = 0;
+  const targets: Target[] = [];
+  for (const file of parsed.positionals) {
+    try {
+      const t = await anchorFile(node, file, token);
+      targets.push(t);
+      process.stdout.write(`${file}  sha256 ${t.hash}  anchored in transaction ${t.sourceId}\n`);
+    } catch (e) {
+      failed++;
+      process.stderr.write(`anchord anchor: ${(e as Error).message}\n`);
+    }
+  }
+  if (wait) {
+    for (const t of targets) {
+      try {
+        const bundle = await waitForProof(node, t, final, deadline);
+        const check = verifyProofBundle(bundle);
+        if (!check.valid) throw new Error(`${t.file}: the node's proof does not verify (${check.failedStep}: ${check.error})`);
+        const out = `${t.file}.proof.json`;
+        await writeFile(out, `${JSON.stringify(bundle, null, 2)}\n`);
+        const f = check.facts!;
+        process.stdout.write(`${out}  block ${f.height} ${f.blockId}  ${f.final ? "final" : `${f.confirmations} confirmation${f.confirmations === 1 ? "" : "s"}`}\n`);
+      } catch (e) {
+        failed++;
+        process.stderr.write(`anchord anchor: ${(e as Error).message}\n`);
+      }
+    }
+  }
+  return failed === 0 ? 0 : 1;
+}

@@ -1,0 +1,152 @@
+/**
+ * `anchord verify <file> [--proof <json>] [--node <url>…]` or `anchord verify --hash <hex> …`:
+ * checks a proof bundle offline (@anchord/verify) and that it is the file's (or the given hash's);
+ * given nodes, also that each of them has that block id at that height and the bundle's genesis.
+ */
+import { readFile } from "node:fs/promises";
+import { fromHex, STEP_TITLES, toHex, verifyProofText, type VerifyResult } from "@anchord/verify";
+import { parse, UsageError } from "../args.js";
+import { errorOf, nodeUrl, requestNode, sha256File } from "./proofClient.js";
+
+const HELP = `Usage: anchord verify <file> [--proof <json>] [--node <url>…]
+       anchord verify --hash <hex> (--proof <json> | --node <url>…)
+
+Checks a proof bundle with no node: the hash is among the anchor transaction's anchors, the
+transaction's id and signature, the Merkle path to the block's transactionsRoot, the generator's
+signature over the header, the block id; and that the bundle is for the file's SHA-256 (or --hash).
+With --node (repeatable), also asks each node whether it has that block at that height and the
+bundle's genesis block, and how deep the block is now. docs/proofs.md tells what this proves.
+
+Options:
+  --proof <json>   the proof bundle (default <file>.proof.json; with --hash and no --proof, the
+                   bundle is fetched from the first --node)
+  --hash <hex>     the SHA-256 to check instead of a file's
+  --node <url>     a node to check the block against (repeatable)
+  --json           print the result as JSON
+
+Exit status: 0 valid, 1 invalid (the failed step is printed), 2 usage error.
+`;
+
+interface NodeCheck {
+  readonly node: string;
+  readonly ok: boolean;
+  readonly message: string;
+  readonly confirmations?: number;
+  readonly final?: boolean;
+}
+
+interface Bundleish {
+  block: { height: number; id: string };
+  network: { genesisBlockId: string; maxRollback: number };
+}
+
+/** Whether `node` has the bundle's block at its height and the bundle's genesis; and how deep the block is. */
+async function checkAgainstNode(node: string, b: Bundleish): Promise<NodeCheck> {
+  try {
+    const genesis = await requestNode(node, "/blocks/headers/at/1");
+    const genesisId = (genesis.body as { id?: string } | undefined)?.id;
+    if (genesis.status !== 200) return { node, ok: false, message: `genesis: ${errorOf(genesis)}` };
+    if (genesisId !== b.network.genesisBlockId) return { node, ok: false, message: `is on another network (genesis ${genesisId}, the bundle says ${b.network.genesisBlockId})` };
+    const at = await requestNode(node, `/blocks/headers/at/${b.block.height}`);
+    if (at.status === 404) return { node, ok: false, message: `has no block at height ${b.block.height}` };
+    if (at.status !== 200) return { node, ok: false, message: `block ${b.block.height}: ${errorOf(at)}` };
+    const id = (at.body as { id?: string }).id;
+    if (id !== b.block.id) return { node, ok: false, message: `has another block at height ${b.block.height} (${id})` };
+    const last = await requestNode(node, "/blocks/headers/last");
+    const tip = (last.body as { height?: number } | undefined)?.height;
+    if (last.status !== 200 || typeof tip !== "number") return { node, ok: false, message: `last block: ${errorOf(last)}` };
+    const confirmations = tip - b.block.height + 1;
+    const final = confirmations > b.network.maxRollback;
+    return { node, ok: true, message: `has block ${b.block.id} at height ${b.block.height}: ${final ? "final" : `${confirmations} confirmations`}`, confirmations, final };
+  } catch (e) {
+    return { node, ok: false, message: (e as Error).message };
+  }
+}
+
+interface Inputs {
+  readonly hash: string;
+  readonly proofText: string;
+  readonly nodes: readonly string[];
+  readonly json: boolean;
+}
+
+async function inputs(argv: string[]): Promise<Inputs | undefined> {
+  const parsed = parse(argv, { proof: { type: "string" }, hash: { type: "string" }, node: { type: "string", multiple: true }, json: { type: "boolean" } }, HELP);
+  if (!parsed) return undefined;
+  const [file, ...extra] = parsed.positionals;
+  if (extra.length > 0) throw new UsageError(`verify takes one file\n\n${HELP}`);
+  const given = parsed.values.hash as string | undefined;
+  if ((file === undefined) === (given === undefined)) throw new UsageError(`verify needs a file or --hash <hex> (not both)\n\n${HELP}`);
+  let nodes: string[];
+  try {
+    nodes = ((parsed.values.node as string[] | undefined) ?? []).map(nodeUrl);
+  } catch (e) {
+    throw new UsageError(`--node: ${(e as Error).message}`);
+  }
+  let hash: string;
+  if (given !== undefined) {
+    const bytes = fromHex(given, 32);
+    if (!bytes) throw new UsageError("--hash must be 64 hex digits (a SHA-256)");
+    hash = toHex(bytes);
+  } else {
+    hash = await sha256File(file!).catch((e: Error) => {
+      throw new UsageError(`cannot read ${file}: ${e.message}`);
+    });
+  }
+  let proofText: string;
+  const proofPath = (parsed.values.proof as string | undefined) ?? (file === undefined ? undefined : `${file}.proof.json`);
+  if (proofPath !== undefined) {
+    proofText = await readFile(proofPath, "utf8").catch((e: Error) => {
+      throw new UsageError(`cannot read the proof ${proofPath}: ${e.message}`);
+    });
+  } else {
+    if (nodes.length === 0) throw new UsageError(`--hash needs --proof <json> or --node <url>\n\n${HELP}`);
+    const a = await requestNode(nodes[0]!, `/hash/${hash}/proof`);
+    // a hash the node has no proof for is a failed check, not a usage error
+    proofText = a.status === 200 ? JSON.stringify(a.body) : JSON.stringify({ error: `${nodes[0]} has no proof for ${hash} (${errorOf(a)})` });
+  }
+  return { hash, proofText, nodes, json: parsed.values.json === true };
+}
+
+function report(result: VerifyResult, hash: string, nodes: readonly NodeCheck[]): string {
+  const lines: string[] = [];
+  if (!result.valid) {
+    lines.push(`INVALID: ${result.failedStep === undefined ? "" : `${STEP_TITLES[result.failedStep]}: `}${result.error}`);
+  } else {
+    const f = result.facts!;
+    lines.push(`VALID: ${hash} is anchored on ${f.network} (chain ${f.chainId})`);
+    lines.push(`  height        ${f.height}`);
+    lines.push(`  time          ${new Date(f.timestamp).toISOString()}`);
+    lines.push(`  block id      ${f.blockId}`);
+    lines.push(`  transaction   ${f.transactionId}`);
+    lines.push(`  generator     ${f.generatorAddress}`);
+    lines.push(`  ${f.final ? "final         yes (deeper than the maximum rollback when issued)" : `confirmations ${f.confirmations} when issued (not yet final)`}`);
+  }
+  for (const n of nodes) lines.push(`  node ${n.node}: ${n.ok ? "ok," : "FAILED:"} ${n.message}`);
+  return `${lines.join("\n")}\n`;
+}
+
+export async function verifyCommand(argv: string[]): Promise<number> {
+  let input: Inputs | undefined;
+  try {
+    input = await inputs(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`anchord verify: ${e.message}\n`);
+    return 2;
+  }
+  if (!input) return 0;
+  let result = verifyProofText(input.proofText);
+  if (result.valid && result.facts!.hash !== input.hash) {
+    result = { valid: false, failedStep: "record", error: `the bundle is for ${result.facts!.hash}, not ${input.hash}`, passed: ["format"] };
+  }
+  const nodes: NodeCheck[] = [];
+  if (result.valid) {
+    const b = JSON.parse(input.proofText) as Bundleish;
+    for (const n of input.nodes) nodes.push(await checkAgainstNode(n, b));
+  }
+  const valid = result.valid && nodes.every((n) => n.ok);
+  if (input.json) process.stdout.write(`${JSON.stringify({ valid, hash: input.hash, result, nodes }, null, 2)}\n`);
+  else process.stdout.write(report(result, input.hash, nodes));
+  return valid ? 0 : 1;
+}
