@@ -25,6 +25,7 @@ import { hashRoutes } from "./routes/hash.js";
 import { leasingRoutes } from "./routes/leasing.js";
 import { nodeRoutes } from "./routes/node.js";
 import { transactionRoutes } from "./routes/transactions.js";
+import { defaultWebAppDir, webAppHandler } from "./webApp.js";
 
 export interface ApiOptions {
   /** When set, POST /hash and the wallet-signing routes require it. */
@@ -37,6 +38,11 @@ export interface ApiOptions {
   readonly logger?: ApiLogger;
   /** Maximum request body in bytes (default 1 MiB). */
   readonly bodyLimit?: number;
+  /**
+   * The web page served at "/" (webApp.ts): the directory of its built files; default the
+   * installed @anchord/web's; false serves none.
+   */
+  readonly webApp?: string | false;
 }
 
 /** Every route of the interface, in registration order (the OpenAPI route is added by createApi). */
@@ -178,6 +184,13 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
   }
 
   app.use(docsUiRouter());
+
+  if (opts.webApp !== false) {
+    const serveWeb = webAppHandler(opts.webApp ?? defaultWebAppDir());
+    app.use((req: Request, res: Response, next: NextFunction) => {
+      if (!serveWeb(req, res)) next();
+    });
+  }
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new HttpError(404, LtoCode.UNKNOWN, `no route ${req.method} ${req.path.slice(0, 200)}`));

@@ -1,0 +1,219 @@
+/**
+ * DOM building, formatting and the node's API, for the page. No framework: `h()` makes elements
+ * from text (never HTML strings, so nothing a node returns can inject markup).
+ */
+
+type Child = Node | string | number | null | undefined | false | readonly Child[];
+type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs | null = null, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  if (attrs) {
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v === null || v === undefined || v === false) continue;
+      if (typeof v === "function") el.addEventListener(k.slice(2).toLowerCase(), v);
+      else if (v === true) el.setAttribute(k, "");
+      else el.setAttribute(k, String(v));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el: Node, children: readonly Child[]): void {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else el.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+export function replace(el: Element, ...children: Child[]): void {
+  el.replaceChildren();
+  append(el, children);
+}
+
+/** A definition list of label → value rows. */
+export function fields(rows: readonly (readonly [string, Child] | null | undefined | false)[]): HTMLDListElement {
+  return h("dl", { class: "fields" }, rows.filter((r): r is readonly [string, Child] => !!r).map(([k, v]) => h("div", null, h("dt", null, k), h("dd", null, v))));
+}
+
+// ------------------------------------------------------------------ numbers
+
+const UNITS = 100_000_000n;
+
+/** Groups an integer's digits by thousands ("1,234,567"); exact at any size. */
+export function group(n: bigint | number | string): string {
+  const s = BigInt(n).toString();
+  const neg = s.startsWith("-");
+  const digits = neg ? s.slice(1) : s;
+  return (neg ? "-" : "") + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/**
+ * An amount in base units (a decimal string from the API's large-significand-format=string, or a
+ * small number) as tokens: "1,000,000.5". BigInt all the way: never rounded through a double.
+ */
+export function tokens(units: string | number | bigint | undefined): string {
+  if (units === undefined || units === null) return "—";
+  const v = BigInt(units);
+  const neg = v < 0n;
+  const a = neg ? -v : v;
+  const frac = (a % UNITS).toString().padStart(8, "0").replace(/0+$/, "");
+  return (neg ? "-" : "") + group(a / UNITS) + (frac ? `.${frac}` : "");
+}
+
+export function amount(units: string | number | bigint | undefined): HTMLElement {
+  if (units === undefined) return h("span", null, "—");
+  return h("span", { class: "amount", title: `${group(units)} base units` }, tokens(units), h("span", { class: "unit" }, " tokens"));
+}
+
+export function time(ms: number): string {
+  const d = new Date(ms);
+  return `${d.toISOString().replace("T", " ").slice(0, 19)} UTC`;
+}
+
+export function ago(ms: number, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  return `${Math.floor(s / 3600)} h ago`;
+}
+
+export function short(id: string, n = 8): string {
+  return id.length > 2 * n + 1 ? `${id.slice(0, n)}…${id.slice(-n)}` : id;
+}
+
+export function link(href: string, text: string, label?: string): HTMLAnchorElement {
+  return h("a", { href, "aria-label": label, class: "mono" }, text);
+}
+
+export const blockLink = (height: number | string): HTMLAnchorElement => link(`#/block/${height}`, group(height), `block ${height}`);
+export const txLink = (id: string, full = false): HTMLAnchorElement => link(`#/tx/${id}`, full ? id : short(id), `transaction ${id}`);
+export const addressLink = (a: string, full = false): HTMLAnchorElement => link(`#/address/${a}`, full ? a : short(a), `address ${a}`);
+
+// ------------------------------------------------------------------ API
+
+/** Large integers as decimal strings, so JSON.parse never rounds an amount (docs/api.md). */
+const ACCEPT = "application/json;large-significand-format=string";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown> | null,
+    message: string,
+  ) {
+    super(message);
+  }
+  /** A 404 for an unknown route (not for an unknown block, transaction or hash). */
+  get noRoute(): boolean {
+    return this.status === 404 && this.body?.["error"] === 0;
+  }
+}
+
+/** Calls the node that served this page: relative URLs, so any address or host name works. */
+export async function api<T = Record<string, unknown>>(path: string, init: RequestInit & { token?: string } = {}): Promise<T> {
+  const headers = new Headers(init.headers);
+  headers.set("Accept", ACCEPT);
+  if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
+  if (init.body !== undefined) headers.set("Content-Type", "application/json");
+  let r: Response;
+  try {
+    r = await fetch(path.replace(/^\//, ""), { ...init, headers, signal: init.signal ?? AbortSignal.timeout(20_000) });
+  } catch (e) {
+    throw new ApiError(0, null, `the node did not answer (${(e as Error).message})`);
+  }
+  const text = await r.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  if (!r.ok) {
+    const b = body && typeof body === "object" ? (body as Record<string, unknown>) : null;
+    const msg = typeof b?.["message"] === "string" ? (b["message"] as string) : `HTTP ${r.status}`;
+    throw new ApiError(r.status, b, msg);
+  }
+  return body as T;
+}
+
+export interface NodeStatus {
+  blockchainHeight: number;
+  chainId: string;
+  network: string;
+  peers: number;
+  poolSize: number;
+  lastBlockId: string;
+  syncing: boolean;
+  version: string;
+  updatedTimestamp: number;
+}
+
+export const nodeStatus = (): Promise<NodeStatus> => api<NodeStatus>("node/status");
+
+export interface BlockHeader {
+  height: number;
+  id: string;
+  timestamp: number;
+  generator: string;
+  transactionCount: number;
+  [k: string]: unknown;
+}
+
+export type Tx = Record<string, unknown> & { id: string; type: number; sender?: string; timestamp: number };
+
+export const TX_TYPES: Record<number, string> = {
+  1: "genesis",
+  4: "transfer",
+  8: "lease",
+  9: "lease cancel",
+  11: "mass transfer",
+  12: "data",
+  15: "anchor",
+  16: "association",
+  17: "sponsorship",
+  18: "cancel sponsorship",
+  22: "statement",
+};
+
+export const txType = (t: number): string => TX_TYPES[t] ?? `type ${t}`;
+
+// ------------------------------------------------------------------ hashes
+
+export const HEX64 = /^[0-9a-fA-F]{64}$/;
+
+export function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * SHA-256 of a file, in the browser. Web Crypto where the page is a secure context (https,
+ * localhost); elsewhere (a node reached over plain http on a LAN address, where browsers hide
+ * crypto.subtle) the same digest from @noble/hashes, streamed in chunks.
+ */
+export async function sha256File(file: Blob): Promise<string> {
+  if (globalThis.crypto?.subtle) return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", await file.arrayBuffer())));
+  const { sha256 } = await import("@noble/hashes/sha2.js");
+  const h = sha256.create();
+  const CHUNK = 4 * 1024 * 1024;
+  for (let off = 0; off < file.size; off += CHUNK) h.update(new Uint8Array(await file.slice(off, off + CHUNK).arrayBuffer()));
+  return hex(h.digest());
+}
+
+export function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+  const a = h("a", { href: url, download: name });
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** Says `text` to screen readers (the page's polite live region). */
+export function announce(text: string): void {
+  const el = document.getElementById("announce");
+  if (!el) return;
+  el.textContent = "";
+  setTimeout(() => (el.textContent = text), 50);
+}

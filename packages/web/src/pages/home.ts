@@ -1,0 +1,234 @@
+/**
+ * Chain at a glance: height, peers, pool, network; the last blocks, live from GET /events (or by
+ * polling /node/status where the node has no event stream); a chart of block times and
+ * transactions per block over the last few hundred blocks.
+ */
+import { addressLink, ago, api, ApiError, group, h, nodeStatus, replace, short, type BlockHeader, type NodeStatus } from "../lib.js";
+import type { Cleanup } from "../main.js";
+
+const CHART_BLOCKS = 300;
+const LIST_BLOCKS = 15;
+const SEQ_MAX = 100;
+
+/** Headers from..to (inclusive): the header routes, or whole blocks on a node without them. */
+export async function headers(from: number, to: number): Promise<BlockHeader[]> {
+  const out: BlockHeader[] = [];
+  let useBlocks = false;
+  for (let start = Math.max(1, from); start <= to; ) {
+    const end = Math.min(to, start + SEQ_MAX - 1);
+    let got: BlockHeader[];
+    try {
+      got = await api<BlockHeader[]>(useBlocks ? `blocks/seq/${start}/${end}` : `blocks/headers/seq/${start}/${end}`);
+    } catch (e) {
+      if (!useBlocks && e instanceof ApiError && e.noRoute) {
+        useBlocks = true;
+        continue;
+      }
+      throw e;
+    }
+    if (got.length === 0) break;
+    for (const b of got) out.push({ ...b, transactionCount: Number(b.transactionCount ?? (b["transactions"] as unknown[] | undefined)?.length ?? 0) });
+    start = got[got.length - 1]!.height + 1;
+  }
+  return out;
+}
+
+function stat(label: string, value: Node | string, id?: string): HTMLElement {
+  return h("div", null, h("dt", null, label), h("dd", { id }, value));
+}
+
+function blockRow(b: BlockHeader, fresh: boolean): HTMLTableRowElement {
+  return h(
+    "tr",
+    { class: fresh ? "new-row" : null, "data-height": b.height },
+    h("td", { class: "num" }, h("a", { href: `#/block/${b.height}`, "aria-label": `block ${b.height}` }, group(b.height))),
+    h("td", null, h("a", { href: `#/block/${b.id}`, class: "mono" }, short(b.id, 6))),
+    h("td", null, addressLink(b.generator)),
+    h("td", { class: "num" }, String(b.transactionCount)),
+    h("td", { "data-ts": b.timestamp }, ago(b.timestamp)),
+  );
+}
+
+/** Block times (s between consecutive blocks) and transactions per block as an SVG bar chart. */
+function chart(blocks: readonly BlockHeader[]): HTMLElement {
+  const W = 900;
+  const H = 120;
+  const GAP = 14;
+  const n = blocks.length;
+  const times = blocks.map((b, i) => (i === 0 ? 0 : (b.timestamp - blocks[i - 1]!.timestamp) / 1000)).slice(1);
+  const txs = blocks.slice(1).map((b) => b.transactionCount);
+  const maxT = Math.max(1, ...times);
+  const maxX = Math.max(1, ...txs);
+  const bw = W / Math.max(1, times.length);
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${W} ${2 * H + GAP + 24}`);
+  svg.setAttribute("aria-hidden", "true");
+  const rect = (x: number, y: number, w: number, hh: number, cls: string): void => {
+    const r = document.createElementNS(ns, "rect");
+    r.setAttribute("x", x.toFixed(1));
+    r.setAttribute("y", y.toFixed(1));
+    r.setAttribute("width", Math.max(0.5, w - 0.6).toFixed(1));
+    r.setAttribute("height", Math.max(0, hh).toFixed(1));
+    r.setAttribute("class", cls);
+    svg.appendChild(r);
+  };
+  const text = (x: number, y: number, s: string, anchor = "start"): void => {
+    const t = document.createElementNS(ns, "text");
+    t.setAttribute("x", String(x));
+    t.setAttribute("y", String(y));
+    t.setAttribute("font-size", "12");
+    t.setAttribute("fill", "currentColor");
+    t.setAttribute("text-anchor", anchor);
+    t.textContent = s;
+    svg.appendChild(t);
+  };
+  times.forEach((t, i) => rect(i * bw, H - (t / maxT) * (H - 14), bw, (t / maxT) * (H - 14), "b1"));
+  txs.forEach((x, i) => rect(i * bw, 2 * H + GAP - (x / maxX) * (H - 14), bw, (x / maxX) * (H - 14), "b2"));
+  text(2, 11, `block time, max ${maxT.toFixed(1)} s`);
+  text(2, H + GAP + 11, `transactions per block, max ${group(maxX)}`);
+  if (n > 1) {
+    text(0, 2 * H + GAP + 20, `block ${group(blocks[1]!.height)}`);
+    text(W, 2 * H + GAP + 20, `block ${group(blocks[n - 1]!.height)}`, "end");
+  }
+  const avg = times.length ? times.reduce((a, b) => a + b, 0) / times.length : 0;
+  const totalTx = txs.reduce((a, b) => a + b, 0);
+  const summary = n > 1 ? `Over blocks ${group(blocks[1]!.height)} to ${group(blocks[n - 1]!.height)}: average block time ${avg.toFixed(1)} s (longest ${maxT.toFixed(1)} s); ${group(totalTx)} transactions, at most ${group(maxX)} in one block.` : "Not enough blocks yet for a chart.";
+  return h(
+    "figure",
+    { class: "chart panel", role: "group", "aria-labelledby": "chart-title" },
+    h("figcaption", { id: "chart-title" }, h("strong", null, `Last ${group(times.length)} blocks`), " ", h("span", { class: "muted", id: "chart-summary" }, summary)),
+    svg,
+    h("div", { class: "legend" }, h("span", null, h("span", { class: "swatch s1" }), "seconds since the previous block"), h("span", null, h("span", { class: "swatch s2" }), "transactions in the block")),
+  );
+}
+
+export async function homePage(main: HTMLElement, _arg: string, alive: () => boolean): Promise<Cleanup | void> {
+  const status = await nodeStatus();
+  const tip = status.blockchainHeight;
+  const recent = await headers(tip - CHART_BLOCKS, tip);
+  if (!alive()) return;
+
+  const tbody = h("tbody", { id: "blocks" }, recent.slice(-LIST_BLOCKS).reverse().map((b) => blockRow(b, false)));
+  const liveNote = h("span", { id: "live", class: "muted" }, "connecting…");
+  const chartBox = h("div", { id: "chart" }, chart(recent));
+  const statsEl = h("dl", { class: "stats", "aria-label": "Chain at a glance" });
+  const fillStats = (s: NodeStatus, height: number): void =>
+    replace(
+      statsEl,
+      stat("Height", group(height), "stat-height"),
+      stat("Peers", group(s.peers), "stat-peers"),
+      stat("Pool", `${group(s.poolSize)} tx`, "stat-pool"),
+      stat("Network", `${s.network} (${s.chainId})`, "stat-network"),
+      stat("Node", s.syncing ? "syncing" : "in sync", "stat-sync"),
+    );
+  fillStats(status, tip);
+
+  replace(
+    main,
+    h("h1", null, `${status.network} chain`),
+    statsEl,
+    h("h2", { id: "latest" }, "Latest blocks ", liveNote),
+    h(
+      "div",
+      { class: "table-wrap" },
+      h(
+        "table",
+        { "aria-labelledby": "latest" },
+        h("thead", null, h("tr", null, h("th", { class: "num", scope: "col" }, "Height"), h("th", { scope: "col" }, "Block id"), h("th", { scope: "col" }, "Generator"), h("th", { class: "num", scope: "col" }, "Txs"), h("th", { scope: "col" }, "Time"))),
+        tbody,
+      ),
+    ),
+    h("h2", null, "Block times and transactions"),
+    chartBox,
+  );
+
+  // state kept while the page lives
+  let blocks = recent;
+  let lastStatus = status;
+  const addBlock = (b: BlockHeader): void => {
+    if (blocks.some((x) => x.height === b.height && x.id === b.id)) return;
+    blocks = [...blocks.filter((x) => x.height < b.height), b].slice(-(CHART_BLOCKS + 1));
+    for (const row of Array.from(tbody.querySelectorAll("tr"))) if (Number(row.dataset["height"]) >= b.height) row.remove();
+    tbody.prepend(blockRow(b, true));
+    while (tbody.children.length > LIST_BLOCKS) tbody.lastElementChild!.remove();
+    replace(chartBox, chart(blocks));
+    fillStats(lastStatus, b.height);
+  };
+  const refreshStatus = async (): Promise<void> => {
+    try {
+      lastStatus = await nodeStatus();
+      if (alive()) fillStats(lastStatus, Math.max(lastStatus.blockchainHeight, blocks.at(-1)?.height ?? 0));
+    } catch {
+      // shown stale until the next try
+    }
+  };
+  /** Fetches what is missing after the last block shown (polling, or after a rollback). */
+  const catchUp = async (): Promise<void> => {
+    const s = await nodeStatus();
+    lastStatus = s;
+    const last = blocks.at(-1)?.height ?? 0;
+    if (s.blockchainHeight < last || (s.blockchainHeight === last && s.lastBlockId !== blocks.at(-1)?.id)) {
+      // rollback: reload the window
+      blocks = [];
+      tbody.replaceChildren();
+      for (const b of await headers(s.blockchainHeight - CHART_BLOCKS, s.blockchainHeight)) addBlock(b);
+      return;
+    }
+    if (s.blockchainHeight > last) {
+      for (const b of await headers(last + 1, s.blockchainHeight)) if (alive()) addBlock(b);
+    } else fillStats(s, s.blockchainHeight);
+  };
+
+  const timers: ReturnType<typeof setInterval>[] = [];
+  // "3 s ago" stays true
+  timers.push(setInterval(() => tbody.querySelectorAll<HTMLElement>("td[data-ts]").forEach((td) => (td.textContent = ago(Number(td.dataset["ts"])))), 1000));
+  timers.push(setInterval(() => void refreshStatus(), 5000));
+
+  let source: EventSource | undefined;
+  let polling: ReturnType<typeof setInterval> | undefined;
+  const startPolling = (): void => {
+    if (polling) return;
+    source?.close();
+    replace(liveNote, "(polling every 2 s: this node has no event stream)");
+    polling = setInterval(() => void catchUp().catch(() => undefined), 2000);
+  };
+  if (typeof EventSource === "function") {
+    let opened = false;
+    source = new EventSource("events");
+    source.addEventListener("open", () => {
+      opened = true;
+      replace(liveNote, h("span", { class: "live-dot", "aria-hidden": "true" }), "live");
+      // blocks made while connecting
+      void catchUp().catch(() => undefined);
+    });
+    source.addEventListener("error", () => {
+      if (!opened) startPolling();
+      else replace(liveNote, "reconnecting…");
+    });
+    source.addEventListener("block", (ev) => {
+      try {
+        const d = JSON.parse((ev as MessageEvent<string>).data) as Record<string, unknown>;
+        const b: BlockHeader = {
+          height: Number(d["height"]),
+          id: String(d["id"]),
+          generator: String(d["generator"] ?? ""),
+          transactionCount: Number(d["transactionCount"] ?? d["transactions"] ?? 0),
+          timestamp: Number(d["timestamp"]),
+        };
+        const last = blocks.at(-1)?.height ?? 0;
+        if (b.height > last + 1) void catchUp().catch(() => undefined);
+        else addBlock(b);
+      } catch {
+        void catchUp().catch(() => undefined);
+      }
+    });
+    source.addEventListener("rollback", () => void catchUp().catch(() => undefined));
+  } else startPolling();
+
+  return () => {
+    source?.close();
+    if (polling) clearInterval(polling);
+    for (const t of timers) clearInterval(t);
+  };
+}

@@ -1,0 +1,100 @@
+/** A transaction: its fields, height and confirmations; a lease's status and its cancel. */
+import { addressLink, amount, api, ApiError, fields, group, h, hex, nodeStatus, replace, time, txLink, txType, type Tx } from "../lib.js";
+import { getToken, tokenField, writeRefusal } from "../session.js";
+import { fromBase58 } from "@anchord/verify";
+
+function anchorsList(anchors: readonly string[]): HTMLElement {
+  return h(
+    "ul",
+    { class: "mono" },
+    anchors.map((a) => {
+      const bytes = fromBase58(a);
+      const asHex = bytes && bytes.length === 32 ? hex(bytes) : undefined;
+      return h("li", null, asHex ? h("a", { href: `#/verify/${asHex}`, "aria-label": `verify hash ${asHex}` }, asHex) : a);
+    }),
+  );
+}
+
+async function leaseStatus(tx: Tx): Promise<string | undefined> {
+  if (typeof tx["status"] === "string") return tx["status"];
+  try {
+    const info = await api(`leasing/info/${tx.id}`);
+    return typeof info["status"] === "string" ? info["status"] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function cancelForm(tx: Tx, wallet: readonly string[]): HTMLElement {
+  const sender = String(tx.sender);
+  if (!wallet.includes(sender))
+    return h("p", { class: "muted" }, "Only the lease's sender can cancel it; this node's wallet does not hold that key, so cancel it with the sender's own wallet.");
+  const result = h("div", { role: "status", "aria-live": "polite", id: "cancel-result" });
+  const button = h("button", { type: "submit" }, "Cancel this lease");
+  const form = h("form", { class: "panel", "aria-labelledby": "cancel-title" }, h("h2", { id: "cancel-title" }, "Cancel the lease"), h("div", { class: "row" }, tokenField("cancel-token"), button), result);
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    button.disabled = true;
+    replace(result, "Sending…");
+    api("leasing/cancel", { method: "POST", token: getToken(), body: JSON.stringify({ sender, leaseId: tx.id }) }).then(
+      (c) => replace(result, h("p", { class: "ok" }, "Cancel transaction sent: ", txLink(String(c["id"]), true), ". The lease ends once it is in a block.")),
+      (e: unknown) => {
+        button.disabled = false;
+        const err = e as ApiError;
+        replace(result, h("p", { class: "error", role: "alert" }, writeRefusal(err.status, err.message)));
+      },
+    );
+  });
+  return form;
+}
+
+export async function txPage(main: HTMLElement, id: string, alive: () => boolean): Promise<void> {
+  let tx: Tx & { height?: number };
+  let pooled = false;
+  try {
+    tx = await api<Tx & { height: number }>(`transactions/info/${id}`);
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.status !== 404) throw e;
+    const pool = await api<Tx[]>("transactions/unconfirmed").catch(() => [] as Tx[]);
+    const found = pool.find((t) => t.id === id);
+    if (!found) {
+      if (alive()) replace(main, h("h1", null, "Transaction not found"), h("p", null, "No transaction ", h("code", null, id), " in the chain or in this node's pool."));
+      return;
+    }
+    tx = found;
+    pooled = true;
+  }
+  const status = await nodeStatus();
+  const isLease = tx.type === 8;
+  const leaseState = isLease && !pooled ? await leaseStatus(tx) : undefined;
+  const wallet = isLease && leaseState === "active" ? await api<string[]>("wallet/addresses").catch(() => [] as string[]) : [];
+  if (!alive()) return;
+  const height = tx.height;
+  const confirmations = height !== undefined ? status.blockchainHeight - height + 1 : 0;
+  const known = new Set(["type", "version", "id", "sender", "senderKeyType", "senderPublicKey", "fee", "timestamp", "proofs", "signature", "height", "recipient", "amount", "anchors", "leaseId", "status", "transfers"]);
+  const extra = Object.entries(tx).filter(([k]) => !known.has(k));
+  replace(
+    main,
+    h("h1", null, `${txType(tx.type)[0]!.toUpperCase()}${txType(tx.type).slice(1)} transaction`),
+    fields([
+      ["Id", h("span", { class: "mono", id: "tx-id" }, tx.id)],
+      ["Type", `${txType(tx.type)} (type ${tx.type}, version ${String(tx["version"])})`],
+      ["Status", pooled ? h("span", { class: "badge warn" }, "in the pool, not yet in a block") : h("span", { class: "badge ok" }, "in a block")],
+      height !== undefined && ["Height", h("a", { href: `#/block/${height}`, id: "tx-height" }, group(height))],
+      height !== undefined && ["Confirmations", h("span", { id: "tx-confirmations" }, group(confirmations))],
+      ["Time", time(tx.timestamp)],
+      typeof tx.sender === "string" && ["Sender", addressLink(tx.sender, true)],
+      ["Sender public key", h("span", { class: "mono" }, `${String(tx["senderPublicKey"] ?? "—")} (${String(tx["senderKeyType"] ?? "ed25519")})`)],
+      typeof tx["recipient"] === "string" && ["Recipient", addressLink(tx["recipient"], true)],
+      tx["amount"] !== undefined && ["Amount", h("span", { id: "tx-amount" }, amount(tx["amount"] as string))],
+      ["Fee", h("span", { id: "tx-fee" }, amount(tx["fee"] as string))],
+      typeof tx["leaseId"] === "string" && ["Lease", txLink(tx["leaseId"], true)],
+      isLease && ["Lease status", leaseState ? h("span", { class: `badge ${leaseState === "active" ? "ok" : "warn"}`, id: "lease-status" }, leaseState) : pooled ? "not yet in a block" : "unknown"],
+      Array.isArray(tx["anchors"]) && [`Anchors (${tx["anchors"].length})`, anchorsList(tx["anchors"] as string[])],
+      Array.isArray(tx["transfers"]) && ["Transfers", h("ul", null, (tx["transfers"] as { recipient: string; amount: string }[]).map((t) => h("li", null, addressLink(t.recipient), " ", amount(t.amount))))],
+      ...extra.map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+      ["Proofs", h("ul", { class: "mono" }, ((tx["proofs"] as string[] | undefined) ?? []).map((p) => h("li", null, p)))],
+    ]),
+    isLease && leaseState === "active" && cancelForm(tx, wallet),
+  );
+}

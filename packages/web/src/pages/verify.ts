@@ -1,0 +1,220 @@
+/**
+ * Verify a file: the browser hashes it (the file never leaves the machine), fetches its proof
+ * bundle from the node and checks it here with @anchord/verify, not by trusting the node's word.
+ * A proof file (JSON) dropped here is checked with no node at all.
+ */
+import { STEP_TITLES, VERIFY_STEPS, verifyProofBundle, type ProofBundle, type VerifyResult } from "@anchord/verify";
+import { announce, api, ApiError, blockLink, download, fields, group, h, HEX64, nodeStatus, replace, sha256File, time, txLink } from "../lib.js";
+
+/** A labelled file input that also takes a dropped file; keyboard users open the file chooser. */
+export function dropZone(id: string, text: string, onFile: (f: File) => void): HTMLElement {
+  const input = h("input", { type: "file", id });
+  input.addEventListener("change", () => {
+    const f = input.files?.[0];
+    if (f) onFile(f);
+    input.value = "";
+  });
+  const zone = h("label", { class: "drop", for: id }, h("strong", null, text), h("br"), h("span", { class: "muted" }, "Drop it here, or choose it:"), input);
+  zone.addEventListener("dragover", (ev) => {
+    ev.preventDefault();
+    zone.classList.add("over");
+  });
+  zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+  zone.addEventListener("drop", (ev) => {
+    ev.preventDefault();
+    zone.classList.remove("over");
+    const f = ev.dataTransfer?.files[0];
+    if (f) onFile(f);
+  });
+  return zone;
+}
+
+/** Whether a file looks like a proof bundle (JSON with type "anchordProof"); its text if so. */
+async function proofText(f: File): Promise<string | undefined> {
+  if (f.size > 1024 * 1024) return undefined;
+  const head = new Uint8Array(await f.slice(0, 64).arrayBuffer());
+  const start = new TextDecoder().decode(head).trimStart();
+  if (!start.startsWith("{")) return undefined;
+  const text = await f.text();
+  try {
+    const o = JSON.parse(text) as Record<string, unknown>;
+    return o && o["type"] === "anchordProof" ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Live {
+  /** The node's height now (confirmations counted from it) and whether its block at the height is the bundle's. */
+  tip: number;
+  sameBlock: boolean | undefined;
+}
+
+/** The result of checking a bundle: facts, each step, the failed one, and a download button. */
+export function proofView(result: VerifyResult, bundle: unknown, text: string, source: "node" | "file", live?: Live): HTMLElement {
+  const b = bundle as Partial<ProofBundle> | null;
+  const f = result.facts;
+  const steps = h(
+    "ol",
+    { class: "steps", "aria-label": "Checks" },
+    VERIFY_STEPS.map((s) => {
+      const state = result.passed.includes(s) ? "passed" : result.failedStep === s ? "failed" : "skipped";
+      return h("li", { class: state === "passed" ? "" : state, "data-step": s }, `${STEP_TITLES[s]} — ${state === "passed" ? "passed" : state === "failed" ? "FAILED" : "not checked"}`);
+    }),
+  );
+  const hash = f?.hash ?? (typeof b?.hash === "string" ? b.hash : "proof");
+  const dl = h("button", { type: "button", class: "secondary", id: "download-proof" }, "Download the proof");
+  dl.addEventListener("click", () => download(`anchord-proof-${hash.slice(0, 16)}.json`, text));
+  let confirmations: Node | string = "—";
+  if (f) {
+    if (live) {
+      const c = live.tip - f.height + 1;
+      const maxRollback = b?.network?.maxRollback ?? 0;
+      confirmations = c > maxRollback ? h("span", { id: "result-final" }, `final (${group(c)} confirmations)`) : `${group(c)} confirmations (final after ${group(maxRollback)})`;
+    } else confirmations = f.final ? `final (${group(f.confirmations)} confirmations when the proof was issued)` : `${group(f.confirmations)} when the proof was issued (${b?.issuedAt ? time(b.issuedAt) : "?"})`;
+  }
+  return h(
+    "section",
+    { class: `panel ${result.valid ? "ok" : "bad"}`, id: "result", "data-state": result.valid ? "valid" : "invalid", "aria-labelledby": "result-title" },
+    h("h2", { id: "result-title", class: result.valid ? "ok" : "bad" }, result.valid ? "✓ Verified: the hash is anchored" : "✗ Invalid proof"),
+    result.valid
+      ? h("p", null, source === "file" ? "Checked in this page from the proof file alone, with no node." : "The proof bundle from the node was checked in this page, step by step (@anchord/verify).")
+      : h("p", { role: "alert" }, "Failed step: ", h("strong", { id: "failed-step" }, result.failedStep ?? "?"), ` (${STEP_TITLES[result.failedStep ?? "format"]}): `, h("span", { id: "failed-reason" }, result.error ?? "")),
+    f &&
+      fields([
+        ["Hash (SHA-256)", h("span", { class: "mono", id: "result-hash" }, f.hash)],
+        ["Height", source === "node" ? h("a", { href: `#/block/${f.height}`, id: "result-height" }, group(f.height)) : h("span", { id: "result-height" }, group(f.height))],
+        ["Time", time(f.timestamp)],
+        ["Block id", h("span", { class: "mono", id: "result-block" }, f.blockId)],
+        ["Transaction", source === "node" ? txLink(f.transactionId, true) : h("span", { class: "mono" }, f.transactionId)],
+        ["Network", `${f.network} (chain id ${f.chainId})`],
+        ["Confirmations", h("span", { id: "result-confirmations" }, confirmations)],
+        live && live.sameBlock !== undefined && ["This node's chain", live.sameBlock ? h("span", { class: "ok" }, "has this block at this height") : h("span", { class: "bad" }, "has a different block at this height")],
+        source === "file" && ["Not checked offline", "that the network's nodes hold this block (the height, genesis and confirmations are the issuing node's word)"],
+      ]),
+    h("h3", null, "Checks"),
+    steps,
+    h("p", null, dl),
+  );
+}
+
+function message(kind: "unknown" | "pending" | "error" | "info", title: string, ...body: (Node | string)[]): HTMLElement {
+  const cls = kind === "unknown" || kind === "pending" ? "warn" : kind === "error" ? "bad" : "";
+  return h("section", { class: `panel ${cls}`, id: "result", "data-state": kind, "aria-labelledby": "result-title" }, h("h2", { id: "result-title" }, title), h("p", null, ...body));
+}
+
+/** Checks a hash against this node: its proof bundle, checked here. Also used by the anchor page. */
+export async function checkHash(hexHash: string): Promise<{ view: HTMLElement; state: "valid" | "invalid" | "unknown" | "pending" | "error" }> {
+  let text: string;
+  try {
+    const r = await fetch(`hash/${hexHash}/proof`, { signal: AbortSignal.timeout(20_000) });
+    text = await r.text();
+    if (r.status === 404) {
+      const body = JSON.parse(text || "null") as Record<string, unknown> | null;
+      if (body && body["error"] === 0) return fallbackRecord(hexHash);
+      return notInBlock(hexHash);
+    }
+    if (!r.ok) return { view: message("error", "The node could not answer", `HTTP ${r.status}: ${text.slice(0, 200)}`), state: "error" };
+  } catch (e) {
+    return { view: message("error", "The node did not answer", (e as Error).message), state: "error" };
+  }
+  const bundle = JSON.parse(text) as ProofBundle;
+  const result = verifyProofBundle(bundle);
+  let live: Live | undefined;
+  if (result.facts) {
+    const s = await nodeStatus();
+    let sameBlock: boolean | undefined;
+    try {
+      const hdr = await api<{ id: string }>(`blocks/headers/at/${result.facts.height}`);
+      sameBlock = hdr.id === result.facts.blockId;
+    } catch {
+      sameBlock = undefined;
+    }
+    live = { tip: s.blockchainHeight, sameBlock };
+  }
+  return { view: proofView(result, bundle, JSON.stringify(bundle, null, 2), "node", live), state: result.valid ? "valid" : "invalid" };
+}
+
+async function notInBlock(hexHash: string): Promise<{ view: HTMLElement; state: "unknown" | "pending" }> {
+  let st: Record<string, unknown> | undefined;
+  try {
+    st = await api(`hash/${hexHash}/status`);
+  } catch {
+    st = undefined;
+  }
+  if (st?.["status"] === "pending")
+    return {
+      view: message("pending", "Anchoring: not yet in a block", "The hash ", h("code", null, hexHash), " is in anchor transaction ", txLink(String(st["sourceId"]), true), " in this node's pool. The proof is ready once it is in a block."),
+      state: "pending",
+    };
+  return {
+    view: message("unknown", "Not anchored", "This node knows no anchor of the hash ", h("code", { id: "result-hash" }, hexHash), ". The file was never anchored on this chain (or a single byte of it differs from the anchored one)."),
+    state: "unknown",
+  };
+}
+
+/** A node without proof bundles: only its word, shown as such. */
+async function fallbackRecord(hexHash: string): Promise<{ view: HTMLElement; state: "unknown" | "error" }> {
+  try {
+    const r = await api<{ chainpoint: { block?: { height: string } } }>(`hash/${hexHash}`);
+    const height = r.chainpoint.block?.height;
+    return {
+      view: message("info", "Anchored, by this node's word", "This node serves no proof bundles, so the page cannot check the anchor itself. The node says the hash is in block ", height ? blockLink(height) : "?", "."),
+      state: "error",
+    };
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return { view: message("unknown", "Not anchored", "This node knows no anchor of this hash."), state: "unknown" };
+    throw e;
+  }
+}
+
+export function verifyPage(main: HTMLElement, arg: string): void {
+  const out = h("div", { id: "verify-out", "aria-live": "polite" });
+  const show = (view: HTMLElement, say: string): void => {
+    replace(out, view);
+    announce(say);
+  };
+  const runHash = async (hexHash: string, label?: string): Promise<void> => {
+    replace(out, h("p", { class: "muted" }, `Fetching the proof of ${hexHash}…`));
+    const { view, state } = await checkHash(hexHash);
+    if (label) view.prepend(h("p", { class: "muted" }, "File ", h("strong", null, label), " has SHA-256 ", h("code", { id: "file-hash" }, hexHash), "."));
+    show(view, state === "valid" ? "Verified" : state === "invalid" ? "Invalid proof" : state === "unknown" ? "Not anchored" : state === "pending" ? "Not yet in a block" : "The node could not answer");
+  };
+  const onFile = async (f: File): Promise<void> => {
+    const proof = await proofText(f);
+    if (proof !== undefined) {
+      const bundle = JSON.parse(proof) as unknown;
+      const result = verifyProofBundle(bundle);
+      show(proofView(result, bundle, proof, "file"), result.valid ? "Proof file verified" : `Invalid proof: step ${result.failedStep} failed`);
+      return;
+    }
+    replace(out, h("p", { class: "muted" }, `Hashing ${f.name} (${group(f.size)} bytes) in this browser…`));
+    await runHash(await sha256File(f), f.name);
+  };
+  const hashInput = h("input", { id: "verify-hash", type: "text", inputmode: "text", autocomplete: "off", spellcheck: "false", pattern: "[0-9a-fA-F]{64}", value: HEX64.test(arg) ? arg : "" });
+  const form = h(
+    "form",
+    { class: "row", "aria-label": "Verify a hash" },
+    h("label", { for: "verify-hash" }, "Or paste a SHA-256 hash (64 hex digits)", hashInput),
+    h("button", { type: "submit" }, "Verify"),
+  );
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const v = hashInput.value.trim();
+    if (!HEX64.test(v)) {
+      show(message("error", "Not a SHA-256 hash", "Enter 64 hexadecimal digits."), "Not a SHA-256 hash");
+      return;
+    }
+    if (location.hash !== `#/verify/${v.toLowerCase()}`) location.hash = `#/verify/${v.toLowerCase()}`;
+    else void runHash(v.toLowerCase());
+  });
+  replace(
+    main,
+    h("h1", null, "Verify a file"),
+    h("p", null, "Your browser computes the file's SHA-256 (the file never leaves this machine), fetches its proof from this node and checks the proof here, step by step. A proof file (", h("code", null, ".json"), ") is checked without any node."),
+    dropZone("verify-file", "A file to verify, or a proof file", (f) => void onFile(f).catch((e: unknown) => show(message("error", "Could not check the file", (e as Error).message), "Error"))),
+    form,
+    out,
+  );
+  if (HEX64.test(arg)) void runHash(arg.toLowerCase());
+}

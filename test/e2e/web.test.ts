@@ -1,0 +1,232 @@
+/**
+ * The node's web page (packages/web) in a real headless browser (Debian's chromium driven by
+ * playwright-core) against a running devnet with an API token: blocks arriving live on the home
+ * page; search by transaction id, address and height; a dropped file verified in the page with its
+ * height; a file never anchored; a tampered proof file failing at its step; anchoring from the page
+ * with the token and without it. Screenshots of each page go to docs/screenshots/.
+ *
+ * Needs a built tree (`npm run build`: tsc -b and the web page) and a Chromium: $CHROMIUM_PATH,
+ * or chromium / chromium-browser / google-chrome on the PATH (`.ci/run` installs Debian's).
+ */
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT, startDevnet, type Devnet } from "../utils/devnet-process.js";
+import { waitFor } from "../utils/wait.js";
+
+const API_TOKEN = "web-test-token";
+const SHOTS = join(REPO_ROOT, "docs", "screenshots");
+const WEB_BUILD = join(REPO_ROOT, "packages", "web", "dist", "app", "index.html");
+/** Large integers as strings: the test compares exact amounts, as the page must show them. */
+const ACCEPT = "application/json;large-significand-format=string";
+
+function findChromium(): string {
+  const fromEnv = process.env["CHROMIUM_PATH"];
+  if (fromEnv && existsSync(fromEnv)) return fromEnv;
+  for (const name of ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]) {
+    try {
+      const p = execFileSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim();
+      if (p) return p;
+    } catch {
+      // not this one
+    }
+  }
+  throw new Error("no Chromium found: install Debian's chromium (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH");
+}
+
+/** Tokens from base units, grouped, as the page writes them (exact, BigInt). */
+function tokens(units: string): string {
+  const v = BigInt(units);
+  const frac = (v % 100_000_000n).toString().padStart(8, "0").replace(/0+$/, "");
+  return (v / 100_000_000n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",") + (frac ? `.${frac}` : "");
+}
+
+const group = (n: number): string => n.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+
+let devnet: Devnet;
+let browser: Browser;
+let page: Page;
+let base: string;
+
+async function get<T = Record<string, unknown>>(path: string): Promise<T> {
+  const r = await fetch(`${base}${path}`, { headers: { Accept: ACCEPT }, signal: AbortSignal.timeout(15_000) });
+  if (!r.ok) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
+  return (await r.json()) as T;
+}
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Drops a file on the page's drop zone the way a user's drag and drop does (a real drop event). */
+async function dropFile(zone: string, name: string, content: Buffer): Promise<void> {
+  // (the page's code as a string: the test tree is type-checked without the DOM library)
+  const transfer = await page.evaluateHandle(`(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(${JSON.stringify([...content])})], ${JSON.stringify(name)}));
+    return dt;
+  })()`);
+  await page.dispatchEvent(zone, "drop", { dataTransfer: transfer });
+}
+
+async function search(q: string): Promise<void> {
+  await page.fill("#q", q);
+  await page.press("#q", "Enter");
+}
+
+// an anchored file, anchored through the API before the browser looks
+const ANCHORED = Buffer.from(`a file anchored by the web test ${Date.now()}\n`);
+const ANCHORED_HASH = createHash("sha256").update(ANCHORED).digest("hex");
+let anchorTxId: string;
+let anchorHeight: number;
+
+beforeAll(async () => {
+  if (!existsSync(WEB_BUILD)) throw new Error(`${WEB_BUILD} is missing: build first (npm run build)`);
+  mkdirSync(SHOTS, { recursive: true });
+  devnet = await startDevnet({ nodes: 2, blockTime: 2, apiToken: API_TOKEN, logLevel: "warn" });
+  base = devnet.nodes[0]!.api;
+  browser = await chromium.launch({
+    executablePath: findChromium(),
+    timeout: 60_000,
+    // headless, and a fresh empty profile of playwright's own; no connections anywhere but the node
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  page.setDefaultTimeout(30_000);
+
+  const r = await fetch(`${base}/hash`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${API_TOKEN}` },
+    body: JSON.stringify({ hash: ANCHORED_HASH }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  expect(r.status).toBe(200);
+  const record = (await r.json()) as { chainpoint: { anchors: { sourceId: string }[] } };
+  anchorTxId = record.chainpoint.anchors[0]!.sourceId;
+  await waitFor("the anchor in a block", async () => (await fetch(`${base}/hash/${ANCHORED_HASH}`)).status === 200, 60_000, 250);
+  anchorHeight = Number((await get<{ chainpoint: { block: { height: string } } }>(`/hash/${ANCHORED_HASH}`)).chainpoint.block.height);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await devnet?.stop();
+});
+
+describe("the web page in a browser", () => {
+  it("home: height, network, and blocks arriving live", async () => {
+    await page.goto(`${base}/`);
+    await page.waitForSelector("#blocks tr");
+    const status = await get<{ network: string; chainId: string }>("/node/status");
+    expect(await page.textContent("#stat-network")).toBe(`${status.network} (${status.chainId})`);
+    const first = Number(await page.getAttribute("#blocks tr:first-child", "data-height"));
+    // a new block appears at the top without a reload (from /events, or polling where absent)
+    await expect.poll(async () => Number(await page.getAttribute("#blocks tr:first-child", "data-height")), { timeout: 30_000, interval: 200 }).toBeGreaterThan(first);
+    const top = Number(await page.getAttribute("#blocks tr:first-child", "data-height"));
+    await waitFor("the height stat to follow", async () => (await page.textContent("#stat-height")) === group(top) || Number((await page.textContent("#stat-height"))!.replace(/,/g, "")) > top, 10_000);
+    expect(await page.locator("#chart svg rect").count()).toBeGreaterThan(0);
+    await shot("home");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot("home-phone");
+    await page.setViewportSize({ width: 1200, height: 900 });
+  });
+
+  it("search: a transaction id lands on the transaction with its height and fee", async () => {
+    await search(anchorTxId);
+    await page.waitForURL(`**/#/tx/${anchorTxId}`);
+    const tx = await get<{ height: number; fee: string }>(`/transactions/info/${anchorTxId}`);
+    await expect.poll(() => page.textContent("#tx-height")).toBe(group(tx.height));
+    expect(await page.textContent("#tx-id")).toBe(anchorTxId);
+    expect(await page.textContent("#tx-fee")).toBe(`${tokens(tx.fee)} tokens`);
+    expect(await page.textContent("main")).toContain(ANCHORED_HASH);
+    await shot("transaction");
+  });
+
+  it("search: an address lands on its balances, exact to the unit", async () => {
+    // a plain funded account: no fees earned or paid, so its balances hold still while compared
+    const address = devnet.accounts.find((a) => a.node === null)!.address;
+    await search(address);
+    await page.waitForURL(`**/#/address/${address}`);
+    await page.waitForSelector("#bal-regular");
+    const details = await get<Record<string, string>>(`/addresses/balance/details/${address}`);
+    for (const k of ["regular", "available", "effective", "generating", "leasing"]) {
+      expect(await page.textContent(`#bal-${k}`), k).toBe(`${tokens(details[k]!)} tokens`);
+    }
+    expect(BigInt(details["regular"]!)).toBeGreaterThan(0n);
+    await page.waitForSelector("#history table, #history p");
+    await shot("address");
+  });
+
+  it("search: a height lands on the block with its id", async () => {
+    const block = await get<{ id: string; transactionCount: number }>(`/blocks/at/${anchorHeight}`);
+    await search(String(anchorHeight));
+    await page.waitForURL(`**/#/block/${anchorHeight}`);
+    await page.waitForSelector("#block-id");
+    expect(await page.textContent("#block-height")).toBe(group(anchorHeight));
+    expect(await page.textContent("#block-id")).toBe(block.id);
+    expect(await page.locator(`tr[data-id="${anchorTxId}"]`).count()).toBe(1);
+    await shot("block");
+  });
+
+  it("verify: a dropped file that was anchored is verified in the page, with its height", async () => {
+    await page.goto(`${base}/#/verify`);
+    await page.waitForSelector("label.drop");
+    await dropFile("label.drop", "anchored.txt", ANCHORED);
+    await page.waitForSelector("#result[data-state=valid]");
+    expect(await page.textContent("#result-height")).toBe(group(anchorHeight));
+    expect(await page.textContent("#file-hash")).toBe(ANCHORED_HASH);
+    expect(await page.locator("#result .steps li.failed").count()).toBe(0);
+    const proof = await get<{ block: { id: string } }>(`/hash/${ANCHORED_HASH}/proof`);
+    expect(await page.textContent("#result-block")).toBe(proof.block.id);
+    // the download button hands over the proof
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download-proof")]);
+    expect(download.suggestedFilename()).toMatch(/^anchord-proof-[0-9a-f]{16}\.json$/);
+    await shot("verify");
+  });
+
+  it("verify: a file never anchored is said to be so", async () => {
+    await dropFile("label.drop", "never.txt", Buffer.from(`never anchored ${Math.random()}`));
+    await page.waitForSelector("#result[data-state=unknown]");
+    expect(await page.textContent("#result")).toContain("Not anchored");
+    await shot("verify-not-anchored");
+  });
+
+  it("verify: a proof file is checked with no node; a tampered one fails at its step", async () => {
+    const proof = await get<Record<string, unknown>>(`/hash/${ANCHORED_HASH}/proof`);
+    await dropFile("label.drop", "proof.json", Buffer.from(JSON.stringify(proof)));
+    await page.waitForSelector("#result[data-state=valid]");
+    expect(await page.textContent("#result")).toContain("with no node");
+    const block = proof["block"] as Record<string, unknown>;
+    const tampered = { ...proof, block: { ...block, timestamp: Number(block["timestamp"]) + 1 } };
+    await dropFile("label.drop", "tampered-proof.json", Buffer.from(JSON.stringify(tampered)));
+    await page.waitForSelector("#result[data-state=invalid]");
+    expect(await page.textContent("#failed-step")).toBe("blockHeader");
+    expect(await page.textContent("#failed-reason")).toContain("timestamp");
+    expect(await page.locator('#result li.failed[data-step="blockHeader"]').count()).toBe(1);
+    await shot("verify-tampered");
+  });
+
+  it("anchor: refused without the token, with the reason; anchored with it, then the proof", async () => {
+    await page.goto(`${base}/#/anchor`);
+    const file = Buffer.from(`anchored from the page ${Date.now()}\n`);
+    const hash = createHash("sha256").update(file).digest("hex");
+    await page.setInputFiles("#anchor-file", { name: "page.txt", mimeType: "text/plain", buffer: file });
+    await expect.poll(() => page.inputValue("#anchor-hash"), { timeout: 10_000 }).toBe(hash);
+    await page.click("#anchor-go");
+    await page.waitForSelector("#anchor-error");
+    expect(await page.textContent("#anchor-error")).toContain("requires an API token");
+    await shot("anchor-no-token");
+    expect((await fetch(`${base}/hash/${hash}/status`).then((r) => r.json())) as unknown).toMatchObject({ status: "unknown" });
+
+    await page.fill("#anchor-token", API_TOKEN);
+    await page.click("#anchor-go");
+    await page.waitForSelector("#anchor-record");
+    await page.waitForSelector("#anchor-out #result[data-state=valid]", { timeout: 60_000 });
+    const status = await get<{ status: string; height: number }>(`/hash/${hash}/status`);
+    expect(["confirmed", "final"]).toContain(status.status);
+    expect(await page.textContent("#result-height")).toBe(group(status.height));
+    await shot("anchor");
+  });
+});
