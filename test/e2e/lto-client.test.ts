@@ -176,6 +176,8 @@ describe("@ltonetwork/lto against a running anchord devnet", () => {
       "@context": "https://w3id.org/chainpoint/v2",
       type: "ChainpointSHA256v2",
       targetHash: toHex(digest),
+      merkleRoot: toHex(digest),
+      proof: [],
       anchors: [{ type: `${devnet.description.network}DataTransaction`, sourceId: sentAnchor.id }],
       block: { height: String(infoA["height"]) },
       transaction: { position: expect.stringMatching(/^\d+$/) },
