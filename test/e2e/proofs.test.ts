@@ -14,7 +14,7 @@ import { loadGenesisFile } from "@anchord/protocol";
 import { verifyProofBundle, type ProofBundle } from "@anchord/verify";
 import type { Node } from "@anchord/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeDir, startTestNode, tempDir, waitFor } from "../utils/cluster.js";
+import { removeDir, startTestNode, tempDir, testAccount, testGenesis, waitFor } from "../utils/cluster.js";
 import { runCli, startDevnet, type Devnet } from "../utils/devnet-process.js";
 import { get, getJson } from "../utils/http.js";
 
@@ -136,6 +136,28 @@ describe("proof bundles from a live devnet", () => {
       expect(r.stdout).toContain(`FAILED: has no block at height ${bundle.block.height}`);
     } finally {
       await isolated?.stop();
+    }
+  });
+
+  it("anchord anchor --final waits until the block is deeper than the maximum rollback (a network whose maxRollback is 3)", async () => {
+    const gen = testAccount("proofs final generator", 10_000n);
+    const genesis = testGenesis({ accounts: [gen], generators: [gen], blockDelayMs: 500, config: { maxRollback: 3 } });
+    const node = await startTestNode({ genesis, seeds: [gen.seed], name: "final" });
+    try {
+      const doc = join(dir, "final.txt");
+      writeFileSync(doc, "final");
+      const r = await runCli(["anchor", doc, "--node", node.apiUrl!, "--final", "--timeout", "60"], { timeoutMs: 90_000 });
+      expect(r.status, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toContain("final");
+      const fin = JSON.parse(readFileSync(`${doc}.proof.json`, "utf8")) as ProofBundle;
+      expect(fin).toMatchObject({ final: true, network: { maxRollback: 3 } });
+      expect(fin.confirmations).toBeGreaterThan(3);
+      expect(verifyProofBundle(fin)).toMatchObject({ valid: true, facts: { final: true } });
+      const v = await runCli(["verify", doc, "--node", node.apiUrl!]);
+      expect(v.status, v.stdout + v.stderr).toBe(0);
+      expect(v.stdout).toMatch(/final\s+yes/);
+    } finally {
+      await node.stop();
     }
   });
 });

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { base58Encode } from "@anchord/crypto";
 import { verifyProofBundle, type ProofBundle } from "@anchord/verify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXAMPLE_PROOF_BUNDLE } from "../src/routes/proofExample.js";
 import { expectErrorBody, serve, type TestApi } from "./helpers.js";
 
 const sha = (s: string): Buffer => createHash("sha256").update(s).digest();
@@ -105,6 +106,13 @@ describe("GET /hash/:hash/status and /proof", () => {
     const bundle = (await t.get(`/hash/${HEX}/proof`)).json as unknown as ProofBundle;
     expect(bundle).toMatchObject({ final: true, confirmations: maxRollback + 1 });
     expect(verifyProofBundle(bundle)).toMatchObject({ valid: true, facts: { final: true } });
+  });
+
+  it("the OpenAPI document's example bundle is a valid one", async () => {
+    const doc = (await t.get("/api-docs/openapi.json")).json as { paths: Record<string, { get: { responses: Record<string, { content: Record<string, { example: unknown }> }> } }> };
+    const example = doc.paths["/hash/{hash}/proof"]!.get.responses["200"]!.content["application/json"]!.example;
+    expect(example).toEqual(EXAMPLE_PROOF_BUNDLE);
+    expect(verifyProofBundle(example)).toMatchObject({ valid: true });
   });
 
   it("rejects bad hashes and encodings with 400", async () => {

@@ -3,6 +3,7 @@ import { AnchordError, ErrorCode, confirmationsOf, isFinalHeight, type JsonValue
 import { toHex } from "@anchord/crypto";
 import { chainpointRecord } from "../chainpoint.js";
 import { proofBundle } from "../proofBundle.js";
+import { EXAMPLE_PROOF_BUNDLE } from "./proofExample.js";
 import { READ_COST, decodeHash, parseEncoding, requireObject, type HashEncoding } from "../params.js";
 import { errorDoc, json, type ParamDoc, type Reply, type RouteContext, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
@@ -165,7 +166,7 @@ export const hashRoutes: RouteDef[] = [
           "Anyone can check it offline with `anchord verify` or the `@anchord/verify` package (docs/proofs.md).",
         params,
         responses: {
-          200: { description: "The proof bundle", schema: ref("ProofBundle") },
+          200: { description: "The proof bundle", schema: ref("ProofBundle"), example: EXAMPLE_PROOF_BUNDLE },
           400: errorDoc("Unknown encoding, or the hash does not decode to 32 bytes"),
           404: { description: "Unknown, or not yet in a block", schema: ref("ChainpointNotFound"), example: { chainpoint: null } },
         },
