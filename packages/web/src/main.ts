@@ -10,9 +10,8 @@ import { blockPage } from "./pages/block.js";
 import { homePage } from "./pages/home.js";
 import { txPage } from "./pages/tx.js";
 import { verifyPage } from "./pages/verify.js";
-import { api, ApiError, h, HEX64, nodeStatus, replace } from "./lib.js";
+import { api, ApiError, h, HEX64, nodeStatus, replace, type Cleanup } from "./lib.js";
 
-export type Cleanup = () => void;
 /** A page renders into `main`; `alive()` turns false once the user has navigated away. */
 export type Page = (main: HTMLElement, arg: string, alive: () => boolean) => Promise<Cleanup | void> | Cleanup | void;
 

@@ -1,0 +1,29 @@
+/** The page's amounts are exact at any size: BigInt from the API's decimal strings, never a double. */
+import { describe, expect, it } from "vitest";
+import { group, short, tokens } from "../src/format.js";
+
+describe("amounts in tokens", () => {
+  it("groups thousands and keeps every base unit", () => {
+    expect(tokens("0")).toBe("0");
+    expect(tokens("1")).toBe("0.00000001");
+    expect(tokens("100000000")).toBe("1");
+    expect(tokens("150000000")).toBe("1.5");
+    expect(tokens("123456789012")).toBe("1,234.56789012");
+    expect(tokens("-250000000")).toBe("-2.5");
+    expect(tokens(undefined)).toBe("—");
+  });
+
+  it("is exact above 2^53, where a JS number would round", () => {
+    // 2^53 + 1 base units: Number("9007199254740993") is 9007199254740992
+    expect(tokens("9007199254740993")).toBe("90,071,992.54740993");
+    expect(tokens("18446744073709551615")).toBe("184,467,440,737.09551615");
+    expect(group("9007199254740993")).toBe("9,007,199,254,740,993");
+  });
+
+  it("groups heights and shortens ids", () => {
+    expect(group(1234567)).toBe("1,234,567");
+    expect(group(999)).toBe("999");
+    expect(short("3FPJ1vmxSGgq6Ut7xde4EGWiSwswxksttC9")).toBe("3FPJ1vmx…wxksttC9");
+    expect(short("abc")).toBe("abc");
+  });
+});
