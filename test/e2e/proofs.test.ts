@@ -96,6 +96,10 @@ describe("proof bundles from a live devnet", () => {
     expect(bad.status).toBe(1);
     expect(bad.stdout).toContain("INVALID: the block header is signed by its generator");
 
+    const unknown = await runCli(["verify", "--hash", sha256Hex("never anchored"), "--node", url]);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stdout).toContain("the hash is not in a block there");
+
     for (const args of [["verify"], ["verify", file, "--hash", bundle.hash], ["verify", join(dir, "missing")], ["verify", "--hash", "abc"], ["anchor", file], ["anchor", "--node", url]]) {
       const r = await runCli(args);
       expect(r.status, args.join(" ")).toBe(2);

@@ -66,6 +66,8 @@ async function checkAgainstNode(node: string, b: Bundleish): Promise<NodeCheck> 
 interface Inputs {
   readonly hash: string;
   readonly proofText: string;
+  /** The bundle could not be fetched from the node (--hash without --proof). */
+  readonly fetchError?: string;
   readonly nodes: readonly string[];
   readonly json: boolean;
 }
@@ -101,9 +103,13 @@ async function inputs(argv: string[]): Promise<Inputs | undefined> {
     });
   } else {
     if (nodes.length === 0) throw new UsageError(`--hash needs --proof <json> or --node <url>\n\n${HELP}`);
-    const a = await requestNode(nodes[0]!, `/hash/${hash}/proof`);
+    const a = await requestNode(nodes[0]!, `/hash/${hash}/proof`).catch((e: Error) => ({ status: 0, body: { message: e.message } }));
     // a hash the node has no proof for is a failed check, not a usage error
-    proofText = a.status === 200 ? JSON.stringify(a.body) : JSON.stringify({ error: `${nodes[0]} has no proof for ${hash} (${errorOf(a)})` });
+    if (a.status !== 200) {
+      const why = a.status === 404 ? "the hash is not in a block there" : a.status === 0 ? (a.body as { message: string }).message : errorOf(a);
+      return { hash, proofText: "", fetchError: `${nodes[0]} has no proof for ${hash}: ${why}`, nodes, json: parsed.values.json === true };
+    }
+    proofText = JSON.stringify(a.body);
   }
   return { hash, proofText, nodes, json: parsed.values.json === true };
 }
@@ -136,7 +142,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     return 2;
   }
   if (!input) return 0;
-  let result = verifyProofText(input.proofText);
+  let result: VerifyResult = input.fetchError !== undefined ? { valid: false, error: input.fetchError, passed: [] } : verifyProofText(input.proofText);
   if (result.valid && result.facts!.hash !== input.hash) {
     result = { valid: false, failedStep: "record", error: `the bundle is for ${result.facts!.hash}, not ${input.hash}`, passed: ["format"] };
   }
