@@ -56,4 +56,5 @@ export default tseslint.config(
       globals: { process: "readonly", URL: "readonly", console: "readonly" },
     },
   },
+  { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs", globals: { module: "writable", require: "readonly", __dirname: "readonly" } } },
 );

@@ -21,7 +21,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { clientKey } from "./rateLimit.js";
+import { clientKey } from "./clientKey.js";
 
 export interface AnswerLimits {
   /** Requests received on one socket and not yet answered. */

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
 import { HttpError } from "../src/http.js";
-import { clientKey, createRateLimiter } from "../src/rateLimit.js";
+import { clientKey } from "../src/clientKey.js";
+import { createRateLimiter } from "../src/rateLimit.js";
 
 function fakeExchange(remoteAddress: string): { req: IncomingMessage; res: ServerResponse; headers: Map<string, string> } {
   const headers = new Map<string, string>();

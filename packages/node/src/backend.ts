@@ -3,12 +3,44 @@ import { AnchordError, ErrorCode, TxType, createTx, decodeTx, signTx, transactio
 import { blockTxBytes } from "@anchord/state";
 import type { ApiBackend, AnchorProof, AnchorStatus, BalanceSnapshot, CancelLeaseRequest, LeaseRequest, MetricsText, NodeStatus, PeerInfo } from "@anchord/api";
 import { addressFromPublicKey, equalBytes } from "@anchord/crypto";
-import type { Node } from "./node.js";
+import type { Ledger } from "@anchord/state";
+import type { Network } from "@anchord/network";
+import type { AnchorBatcher } from "./anchoring.js";
+import type { Generator } from "./generator.js";
+import type { NodeMetrics } from "./metrics.js";
+import type { TxPool } from "./pool.js";
+import type { Synchronizer } from "./sync.js";
+import type { Wallet } from "./wallet.js";
 
 export const NODE_VERSION = "anchord 0.1.0";
 
+/**
+ * The parts of the running node the backend serves from. `Node` hands them over when it starts the
+ * API (its last service, so network, sync and generator exist by then); the backend never sees the
+ * Node itself, so node.ts imports backend.ts and not the other way round.
+ */
+export interface NodeParts {
+  readonly ledger: Ledger;
+  readonly pool: TxPool;
+  readonly wallet: Wallet;
+  readonly anchoring: AnchorBatcher;
+  readonly metrics: NodeMetrics;
+  /** Absent without p2p. */
+  readonly network: Network | undefined;
+  readonly sync: Synchronizer | undefined;
+  /** Absent when the node does not generate. */
+  readonly generator: Generator | undefined;
+  /** The first failed write of the ledger or the pool (disk full, I/O error), if any. */
+  storageFailure(): AnchordError | undefined;
+  /** Admits a locally submitted transaction and gossips it (`Node.submit`). */
+  submit(tx: SignedTx): Promise<void>;
+  /** Runs a client's write, refused with UNAVAILABLE after a storage failure (`Node.writing`). */
+  writing<T>(fn: () => Promise<T>): Promise<T>;
+}
+
 export class NodeBackend implements ApiBackend {
-  constructor(private readonly node: Node) {}
+  /** `node`: the node's parts, not the Node (see NodeParts). */
+  constructor(private readonly node: NodeParts) {}
 
   get config() {
     return this.node.ledger.config;
@@ -166,7 +198,7 @@ export class NodeBackend implements ApiBackend {
       syncing: this.node.sync?.behind ?? false,
       peerId: this.node.network?.peerId ?? null,
       version: NODE_VERSION,
-      storage: this.node.storageFailure ? "failed" : "ok",
+      storage: this.node.storageFailure() ? "failed" : "ok",
       // null when the node does not generate (--no-generate)
       generator: this.generatorStatus(),
       anchoringAccount: this.node.anchoring.account()?.address ?? null,

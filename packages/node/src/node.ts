@@ -11,7 +11,7 @@ import { Network } from "@anchord/network";
 import { createApi, startApi } from "@anchord/api";
 import { AnchorBatcher } from "./anchoring.js";
 import { AnchorJournal } from "./anchorJournal.js";
-import { NodeBackend } from "./backend.js";
+import { NodeBackend, type NodeParts } from "./backend.js";
 import { Chain } from "./chain.js";
 import { Generator } from "./generator.js";
 import { GossipHandler, MAX_TXS_PER_MESSAGE, splitTxBatches } from "./gossip.js";
@@ -206,7 +206,20 @@ export class Node {
     this.storageWatch.unref();
 
     if (opts.api) {
-      const app = createApi(new NodeBackend(this), { apiToken: opts.api.token, rateLimit: opts.api.rateLimit, logger: logger.child({ module: "api" }) });
+      const parts: NodeParts = {
+        ledger,
+        pool,
+        wallet: this.wallet,
+        anchoring: this.anchoring,
+        metrics,
+        network: this.network,
+        sync: this.sync,
+        generator: this.generator,
+        storageFailure: () => this.storageFailure,
+        submit: (tx) => this.submit(tx),
+        writing: <T>(fn: () => Promise<T>) => this.writing(fn),
+      };
+      const app = createApi(new NodeBackend(parts), { apiToken: opts.api.token, rateLimit: opts.api.rateLimit, logger: logger.child({ module: "api" }) });
       this.api = await startApi(app, { host: opts.api.host, port: opts.api.port });
       this.apiUrl = this.api.url;
     }

@@ -13,7 +13,7 @@ import { base58Decode } from "@anchord/crypto";
 import type { Block, Transaction } from "@anchord/protocol";
 import { Bucket } from "./buckets.js";
 import { ADDRESS, ID } from "./codec.js";
-import type { BatchOp } from "./commit.js";
+import type { BatchOp } from "./db.js";
 
 /** The recipient of a lease by id (for a cancel's lessee), as the state before/at the block has it. */
 export type LeaseRecipientOf = (leaseId: string) => string | undefined;

@@ -19,14 +19,13 @@ import {
   u32,
 } from "./codec.js";
 import { decodeUndo, encodeUndo, type UndoAccount } from "./undo.js";
-import type { Db } from "./db.js";
+import type { BatchOp, Db } from "./db.js";
 import type { HistoryEntry } from "./history.js";
 import { AccountRecord, type ActiveLeases } from "./memory.js";
 import type { Overlay } from "./overlay.js";
 import type { BlockLookups } from "./prefetch.js";
 import { sameAccount, ZERO_ACCOUNT, type AccountState, type LeaseInfo } from "./types.js";
 
-export type BatchOp = { type: "put"; key: Uint8Array; value: Uint8Array } | { type: "del"; key: Uint8Array };
 
 export interface LedgerMemory {
   readonly accounts: Map<string, AccountRecord>;

@@ -5,6 +5,9 @@ import { AnchordError, ErrorCode } from "@anchord/protocol";
 
 export type Db = ClassicLevel<Uint8Array, Uint8Array>;
 
+/** One write of a LevelDB batch. */
+export type BatchOp = { type: "put"; key: Uint8Array; value: Uint8Array } | { type: "del"; key: Uint8Array };
+
 function errorCode(e: unknown): string | undefined {
   return typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined;
 }
