@@ -43,48 +43,12 @@ export function fields(rows: readonly (readonly [string, Child] | null | undefin
 
 // ------------------------------------------------------------------ numbers
 
-const UNITS = 100_000_000n;
-
-/** Groups an integer's digits by thousands ("1,234,567"); exact at any size. */
-export function group(n: bigint | number | string): string {
-  const s = BigInt(n).toString();
-  const neg = s.startsWith("-");
-  const digits = neg ? s.slice(1) : s;
-  return (neg ? "-" : "") + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-
-/**
- * An amount in base units (a decimal string from the API's large-significand-format=string, or a
- * small number) as tokens: "1,000,000.5". BigInt all the way: never rounded through a double.
- */
-export function tokens(units: string | number | bigint | undefined): string {
-  if (units === undefined || units === null) return "—";
-  const v = BigInt(units);
-  const neg = v < 0n;
-  const a = neg ? -v : v;
-  const frac = (a % UNITS).toString().padStart(8, "0").replace(/0+$/, "");
-  return (neg ? "-" : "") + group(a / UNITS) + (frac ? `.${frac}` : "");
-}
+export { ago, group, short, time, tokens } from "./format.js";
+import { group, short, tokens } from "./format.js";
 
 export function amount(units: string | number | bigint | undefined): HTMLElement {
   if (units === undefined) return h("span", null, "—");
   return h("span", { class: "amount", title: `${group(units)} base units` }, tokens(units), h("span", { class: "unit" }, " tokens"));
-}
-
-export function time(ms: number): string {
-  const d = new Date(ms);
-  return `${d.toISOString().replace("T", " ").slice(0, 19)} UTC`;
-}
-
-export function ago(ms: number, now = Date.now()): string {
-  const s = Math.max(0, Math.round((now - ms) / 1000));
-  if (s < 60) return `${s} s ago`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
-  return `${Math.floor(s / 3600)} h ago`;
-}
-
-export function short(id: string, n = 8): string {
-  return id.length > 2 * n + 1 ? `${id.slice(0, n)}…${id.slice(-n)}` : id;
 }
 
 export function link(href: string, text: string, label?: string): HTMLAnchorElement {

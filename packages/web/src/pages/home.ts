@@ -48,57 +48,54 @@ function blockRow(b: BlockHeader, fresh: boolean): HTMLTableRowElement {
   );
 }
 
-/** Block times (s between consecutive blocks) and transactions per block as an SVG bar chart. */
-function chart(blocks: readonly BlockHeader[]): HTMLElement {
+/** Bars for `values`, scaled to the largest, as an SVG (the numbers are in the figure's caption). */
+function bars(values: readonly number[], cls: string): SVGSVGElement {
   const W = 900;
-  const H = 120;
-  const GAP = 14;
-  const n = blocks.length;
-  const times = blocks.map((b, i) => (i === 0 ? 0 : (b.timestamp - blocks[i - 1]!.timestamp) / 1000)).slice(1);
-  const txs = blocks.slice(1).map((b) => b.transactionCount);
-  const maxT = Math.max(1, ...times);
-  const maxX = Math.max(1, ...txs);
-  const bw = W / Math.max(1, times.length);
+  const H = 110;
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", `0 0 ${W} ${2 * H + GAP + 24}`);
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  svg.setAttribute("preserveAspectRatio", "none");
   svg.setAttribute("aria-hidden", "true");
-  const rect = (x: number, y: number, w: number, hh: number, cls: string): void => {
+  const max = Math.max(1e-9, ...values);
+  // bars no wider than a 60th of the chart while the chain is young
+  const bw = W / Math.max(60, values.length);
+  values.forEach((v, i) => {
     const r = document.createElementNS(ns, "rect");
-    r.setAttribute("x", x.toFixed(1));
-    r.setAttribute("y", y.toFixed(1));
-    r.setAttribute("width", Math.max(0.5, w - 0.6).toFixed(1));
-    r.setAttribute("height", Math.max(0, hh).toFixed(1));
+    const hh = (v / max) * (H - 2);
+    r.setAttribute("x", (W - (values.length - i) * bw).toFixed(1));
+    r.setAttribute("y", (H - hh).toFixed(1));
+    r.setAttribute("width", Math.max(0.5, bw - 0.6).toFixed(1));
+    r.setAttribute("height", hh.toFixed(1));
     r.setAttribute("class", cls);
     svg.appendChild(r);
-  };
-  const text = (x: number, y: number, s: string, anchor = "start"): void => {
-    const t = document.createElementNS(ns, "text");
-    t.setAttribute("x", String(x));
-    t.setAttribute("y", String(y));
-    t.setAttribute("font-size", "12");
-    t.setAttribute("fill", "currentColor");
-    t.setAttribute("text-anchor", anchor);
-    t.textContent = s;
-    svg.appendChild(t);
-  };
-  times.forEach((t, i) => rect(i * bw, H - (t / maxT) * (H - 14), bw, (t / maxT) * (H - 14), "b1"));
-  txs.forEach((x, i) => rect(i * bw, 2 * H + GAP - (x / maxX) * (H - 14), bw, (x / maxX) * (H - 14), "b2"));
-  text(2, 11, `block time, max ${maxT.toFixed(1)} s`);
-  text(2, H + GAP + 11, `transactions per block, max ${group(maxX)}`);
-  if (n > 1) {
-    text(0, 2 * H + GAP + 20, `block ${group(blocks[1]!.height)}`);
-    text(W, 2 * H + GAP + 20, `block ${group(blocks[n - 1]!.height)}`, "end");
-  }
+  });
+  return svg;
+}
+
+/** Block times (s between consecutive blocks) and transactions per block, newest on the right. */
+function chart(blocks: readonly BlockHeader[]): HTMLElement {
+  const n = blocks.length;
+  const times = blocks.slice(1).map((b, i) => (b.timestamp - blocks[i]!.timestamp) / 1000);
+  const txs = blocks.slice(1).map((b) => b.transactionCount);
+  const maxT = Math.max(0, ...times);
+  const maxX = Math.max(0, ...txs);
   const avg = times.length ? times.reduce((a, b) => a + b, 0) / times.length : 0;
   const totalTx = txs.reduce((a, b) => a + b, 0);
-  const summary = n > 1 ? `Over blocks ${group(blocks[1]!.height)} to ${group(blocks[n - 1]!.height)}: average block time ${avg.toFixed(1)} s (longest ${maxT.toFixed(1)} s); ${group(totalTx)} transactions, at most ${group(maxX)} in one block.` : "Not enough blocks yet for a chart.";
+  const range = n > 1 ? `blocks ${group(blocks[1]!.height)} to ${group(blocks[n - 1]!.height)}` : "";
+  const summary =
+    n > 1
+      ? `Over ${range}: average block time ${avg.toFixed(1)} s (longest ${maxT.toFixed(1)} s); ${group(totalTx)} transaction${totalTx === 1 ? "" : "s"}, at most ${group(maxX)} in one block.`
+      : "Not enough blocks yet for a chart.";
   return h(
     "figure",
-    { class: "chart panel", role: "group", "aria-labelledby": "chart-title" },
+    { class: "chart panel", "aria-labelledby": "chart-title" },
     h("figcaption", { id: "chart-title" }, h("strong", null, `Last ${group(times.length)} blocks`), " ", h("span", { class: "muted", id: "chart-summary" }, summary)),
-    svg,
-    h("div", { class: "legend" }, h("span", null, h("span", { class: "swatch s1" }), "seconds since the previous block"), h("span", null, h("span", { class: "swatch s2" }), "transactions in the block")),
+    h("p", { class: "legend" }, h("span", null, h("span", { class: "swatch s1" }), `seconds since the previous block (max ${maxT.toFixed(1)})`)),
+    bars(times, "b1"),
+    h("p", { class: "legend" }, h("span", null, h("span", { class: "swatch s2" }), `transactions in the block (max ${group(maxX)})`)),
+    bars(txs, "b2"),
+    n > 1 && h("p", { class: "legend axis" }, h("span", null, `block ${group(blocks[1]!.height)}`), h("span", null, `block ${group(blocks[n - 1]!.height)}`)),
   );
 }
 
