@@ -121,6 +121,11 @@ describe("the web page in a browser", () => {
     await page.waitForSelector("#blocks tr");
     const status = await get<{ network: string; chainId: string }>("/node/status");
     expect(await page.textContent("#stat-network")).toBe(`${status.network} (${status.chainId})`);
+    // live from GET /events where the node serves it (the page polls on a node without it)
+    const ac = new AbortController();
+    const events = await fetch(`${base}/events`, { signal: ac.signal });
+    ac.abort();
+    if (events.status === 200) await expect.poll(() => page.textContent("#live"), { timeout: 10_000 }).toBe("live");
     const first = Number(await page.getAttribute("#blocks tr:first-child", "data-height"));
     // a new block appears at the top without a reload (from /events, or polling where absent)
     await expect.poll(async () => Number(await page.getAttribute("#blocks tr:first-child", "data-height")), { timeout: 30_000, interval: 200 }).toBeGreaterThan(first);

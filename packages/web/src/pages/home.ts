@@ -219,7 +219,9 @@ export async function homePage(main: HTMLElement, _arg: string, alive: () => boo
         void catchUp().catch(() => undefined);
       }
     });
+    // a rollback, or events missed while reconnecting (`gap`): reload what changed
     source.addEventListener("rollback", () => void catchUp().catch(() => undefined));
+    source.addEventListener("gap", () => void catchUp().catch(() => undefined));
   } else startPolling();
 
   return () => {
