@@ -150,23 +150,7 @@ export const txType = (t: number): string => TX_TYPES[t] ?? `type ${t}`;
 
 export const HEX64 = /^[0-9a-fA-F]{64}$/;
 
-export function hex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/**
- * SHA-256 of a file, in the browser. Web Crypto where the page is a secure context (https,
- * localhost); elsewhere (a node reached over plain http on a LAN address, where browsers hide
- * crypto.subtle) the same digest from @noble/hashes, streamed in chunks.
- */
-export async function sha256File(file: Blob): Promise<string> {
-  if (globalThis.crypto?.subtle) return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", await file.arrayBuffer())));
-  const { sha256 } = await import("@noble/hashes/sha2.js");
-  const h = sha256.create();
-  const CHUNK = 4 * 1024 * 1024;
-  for (let off = 0; off < file.size; off += CHUNK) h.update(new Uint8Array(await file.slice(off, off + CHUNK).arrayBuffer()));
-  return hex(h.digest());
-}
+export { hex, sha256File } from "./hash.js";
 
 export function download(name: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
