@@ -179,6 +179,14 @@ describe("the web page in a browser", () => {
     expect(await page.textContent("#block-id")).toBe(block.id);
     expect(await page.locator(`tr[data-id="${anchorTxId}"]`).count()).toBe(1);
     await shot("block");
+    // a block id and a hash (hex) land on the block and on the verifier
+    await search(block.id);
+    await page.waitForURL(`**/#/block/${block.id}`);
+    await expect.poll(() => page.textContent("#block-height")).toBe(group(anchorHeight));
+    await search(ANCHORED_HASH.toUpperCase());
+    await page.waitForURL(`**/#/verify/${ANCHORED_HASH}`);
+    await page.waitForSelector("#result[data-state=valid]");
+    expect(await page.textContent("#result-height")).toBe(group(anchorHeight));
   });
 
   it("verify: a dropped file that was anchored is verified in the page, with its height", async () => {
