@@ -55,7 +55,7 @@ describe("help and usage errors", () => {
     for (const args of [["--help"], ["-h"], ["help"], []]) {
       const r = await run(args);
       expect(r.code, `anchord ${args.join(" ")}`).toBe(0);
-      for (const cmd of ["start", "devnet", "keys", "genesis"]) expect(r.stdout).toMatch(new RegExp(`^  ${cmd} `, "m"));
+      for (const cmd of ["start", "devnet", "keys", "genesis", "anchor", "verify"]) expect(r.stdout).toMatch(new RegExp(`^  ${cmd} `, "m"));
       expect(r.stdout).toContain("Usage: anchord <command>");
     }
   });
