@@ -72,9 +72,11 @@ async function dropFile(zone: string, name: string, content: Buffer): Promise<vo
   await page.dispatchEvent(zone, "drop", { dataTransfer: transfer });
 }
 
+/** Types into the search box found by its accessible name, as a screen reader user would, and presses Enter. */
 async function search(q: string): Promise<void> {
-  await page.fill("#q", q);
-  await page.press("#q", "Enter");
+  const box = page.getByRole("searchbox", { name: /search by height, block id, transaction id, address or hash/i });
+  await box.fill(q);
+  await box.press("Enter");
 }
 
 // an anchored file, anchored through the API before the browser looks
@@ -214,8 +216,14 @@ describe("the web page in a browser", () => {
 
   it("verify: a proof file is checked with no node; a tampered one fails at its step", async () => {
     const proof = await get<Record<string, unknown>>(`/hash/${ANCHORED_HASH}/proof`);
+    // checked in the page alone: no request leaves it while the proof file is checked
+    let requests = 0;
+    const count = (): void => void requests++;
+    page.on("request", count);
     await dropFile("label.drop", "proof.json", Buffer.from(JSON.stringify(proof)));
     await page.waitForSelector("#result[data-state=valid]");
+    page.off("request", count);
+    expect(requests).toBe(0);
     expect(await page.textContent("#result")).toContain("with no node");
     const block = proof["block"] as Record<string, unknown>;
     const tampered = { ...proof, block: { ...block, timestamp: Number(block["timestamp"]) + 1 } };
@@ -243,8 +251,8 @@ describe("the web page in a browser", () => {
     await page.waitForSelector("#lease-status");
     expect(await page.textContent("#lease-status")).toBe("active");
     expect(await page.textContent("#tx-amount")).toBe("1,234.56789012 tokens");
-    await page.fill("#cancel-token", API_TOKEN);
-    await page.click("#cancel-title ~ .row button");
+    await page.getByLabel("API token").fill(API_TOKEN);
+    await page.getByRole("button", { name: "Cancel this lease" }).click();
     await page.waitForSelector("#cancel-result .ok");
     await shot("lease");
     await waitFor("the lease canceled", async () => ((await get<{ status?: string }>(`/transactions/info/${leaseId}`)).status ?? "") === "canceled", 60_000, 250);
@@ -265,7 +273,7 @@ describe("the web page in a browser", () => {
     await shot("anchor-no-token");
     expect((await fetch(`${base}/hash/${hash}/status`).then((r) => r.json())) as unknown).toMatchObject({ status: "unknown" });
 
-    await page.fill("#anchor-token", API_TOKEN);
+    await page.getByLabel("API token").fill(API_TOKEN);
     await page.click("#anchor-go");
     await page.waitForSelector("#anchor-record");
     await page.waitForSelector("#anchor-out #result[data-state=valid]", { timeout: 60_000 });
