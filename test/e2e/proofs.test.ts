@@ -78,6 +78,12 @@ describe("proof bundles from a live devnet", () => {
     const online = await runCli(["verify", file, "--proof", `${file}.proof.json`, "--node", url]);
     expect(online.status, online.stdout + online.stderr).toBe(0);
     expect(online.stdout).toMatch(/node .*: ok, has block/);
+    const asJson = await runCli(["verify", file, "--node", url, "--json"]);
+    expect(asJson.status).toBe(0);
+    const out = JSON.parse(asJson.stdout) as { valid: boolean; result: { facts: { blockId: string } }; nodes: { ok: boolean; confirmations: number }[] };
+    expect(out).toMatchObject({ valid: true, result: { facts: { blockId: bundle.block.id } } });
+    expect(out.nodes[0]!.ok).toBe(true);
+    expect(out.nodes[0]!.confirmations).toBeGreaterThanOrEqual(bundle.confirmations);
   });
 
   it("anchord verify exits 1 naming the step for another file or a changed bundle, 2 on usage errors", async () => {
