@@ -25,6 +25,9 @@ import { hashRoutes } from "./routes/hash.js";
 import { leasingRoutes } from "./routes/leasing.js";
 import { nodeRoutes } from "./routes/node.js";
 import { transactionRoutes } from "./routes/transactions.js";
+import { eventRoutes } from "./routes/events.js";
+import { historyRoutes } from "./routes/history.js";
+import { signingRoutes } from "./routes/signing.js";
 import { defaultWebAppDir, webAppHandler } from "./webApp.js";
 
 export interface ApiOptions {
@@ -51,8 +54,11 @@ export const API_ROUTES: readonly RouteDef[] = Object.freeze([
   ...addressRoutes,
   ...leasingRoutes,
   ...transactionRoutes,
+  ...historyRoutes,
+  ...signingRoutes,
   ...blockRoutes,
   ...nodeRoutes,
+  ...eventRoutes,
 ]);
 
 function openApiRoute(doc: () => OpenApiDocument): RouteDef {
@@ -76,6 +82,10 @@ export function routeTable(doc: () => OpenApiDocument): RouteDef[] {
 export { DEFAULT_RATE_LIMIT, type RateLimitOptions };
 
 function sendReply(res: ServerResponse, reply: Reply): void {
+  if ("stream" in reply) {
+    reply.stream(res);
+    return;
+  }
   if ("json" in reply) {
     sendJson(res, reply.status ?? 200, reply.json);
     return;

@@ -76,6 +76,62 @@ export interface MetricsText {
   readonly body: string;
 }
 
+/** A lease with its state (GET /leasing/info). */
+export interface LeaseRecord {
+  readonly id: string;
+  readonly sender: string;
+  readonly recipient: string;
+  readonly amount: bigint;
+  readonly height: number;
+  readonly status: "active" | "canceled";
+  readonly cancelHeight?: number;
+  readonly cancelTransactionId?: string;
+}
+
+/** What an address held after the block at a recent height (balance history, docs/api.md). */
+export interface BalanceAtHeight extends BalanceSnapshot {
+  readonly height: number;
+  /** Minimum effective balance over the generating window ending at `height`. */
+  readonly generating: bigint;
+}
+
+/** A confirmed transaction with its place in the chain. */
+export interface ConfirmedTx {
+  readonly tx: Transaction;
+  readonly height: number;
+  readonly position: number;
+}
+
+export type TransactionStatus =
+  | { readonly status: "confirmed"; readonly height: number }
+  | { readonly status: "unconfirmed" }
+  | { readonly status: "not_found" };
+
+/** One event of the live feed (GET /events): ids increase by one. */
+export interface ChainEvent {
+  readonly id: number;
+  readonly type: "block" | "rollback" | "tx" | "anchor";
+  /** The event's JSON data, already serialised. */
+  readonly data: string;
+  /** tx events: the addresses the transaction concerns (for `?address=`). */
+  readonly addresses?: readonly string[];
+}
+
+/** The node's recent events, for the live feed. */
+export interface EventFeed {
+  /** Id of the newest event (the one before the first event when there is none yet). */
+  lastId(): number;
+  /**
+   * The events after `afterId`, oldest first, at most `max`; undefined when `afterId` is older
+   * than the kept window (or not an id of this feed).
+   */
+  after(afterId: number, max: number): readonly ChainEvent[] | undefined;
+  /** Calls `listener` after every new event; returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void;
+  /** How many events the feed keeps (the resume window). */
+  readonly capacity: number;
+}
+
 export interface ApiBackend {
   /** Network parameters: chain id (byte and char), name (chainpoint anchor type), minimum fees. */
   readonly config: NetworkConfig;
@@ -115,6 +171,27 @@ export interface ApiBackend {
   unconfirmed(): readonly Transaction[];
   /** Active leases the address gave or received. */
   activeLeases(address: string): readonly { readonly tx: LeaseTx; readonly height: number }[];
+
+  // history, recent state, signing for clients
+  /**
+   * The newest `limit` confirmed transactions of `address` (sender, recipient or lessee), newest
+   * first, strictly older than transaction `after` when given (NOT_FOUND when it is not confirmed).
+   */
+  addressTransactions(address: string, limit: number, after?: string): Promise<readonly ConfirmedTx[]>;
+  leaseInfo(id: string): LeaseRecord | undefined;
+  /** Balances after the block at `height` (INVALID_FIELD when older than the kept window). */
+  balancesAt(address: string, height: number): Promise<BalanceAtHeight>;
+  /** Leases active after the block at `height` (same window as balancesAt). */
+  leasesAt(address: string, height: number): Promise<readonly { readonly tx: LeaseTx; readonly height: number }[]>;
+  transactionStatus(id: string): TransactionStatus;
+  /**
+   * Fills in (sender key, timestamp, fee when absent) and signs the unsigned transaction JSON
+   * `body` with the wallet key of its `sender` (the node's anchoring account when absent);
+   * `submit` also admits it to the pool and gossips it. Throws SENDER_NOT_IN_WALLET etc.
+   */
+  signTransaction(body: JsonValue, submit: boolean): Promise<SignedTx>;
+  /** The live event feed (GET /events). */
+  events(): EventFeed;
 
   // blocks & node
   height(): number;

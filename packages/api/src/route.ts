@@ -2,7 +2,7 @@
  * One route table drives both the Express routes and the OpenAPI document, so the two cannot
  * drift: every entry carries its method, path, documentation and handler.
  */
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonValue } from "@anchord/protocol";
 import type { ApiBackend } from "./backend.js";
 import type { JsonSchema } from "./schemas.js";
@@ -25,7 +25,11 @@ export interface TextReply {
   readonly contentType: string;
   readonly text: string;
 }
-export type Reply = JsonReply | TextReply;
+/** A long-lived answer (Server-Sent Events) that writes its own headers and body on `res`. */
+export interface StreamReply {
+  readonly stream: (res: ServerResponse) => void;
+}
+export type Reply = JsonReply | TextReply | StreamReply;
 
 export interface ParamDoc {
   readonly description: string;

@@ -293,4 +293,52 @@ export const SCHEMAS = {
     },
   },
   Addresses: { type: "array", items: address },
+  // history, leases, recent state, signing (issue 13)
+  AddressTransactions: { type: "array", minItems: 1, maxItems: 1, items: { $ref: "#/components/schemas/ConfirmedTransactions" }, description: "One array of transactions (the Waves / LTO shape)" },
+  TransactionStatuses: {
+    type: "array",
+    items: {
+      type: "object",
+      required: ["id", "status"],
+      properties: { id: base58("Transaction id"), status: { type: "string", enum: ["confirmed", "unconfirmed", "not_found"] }, height: { type: "integer" }, confirmations: { type: "integer" } },
+    },
+  },
+  LeaseInfo: {
+    type: "object",
+    required: ["id", "originTransactionId", "sender", "recipient", "amount", "height", "status"],
+    properties: {
+      id: base58("Lease id (the lease transaction's id)"),
+      originTransactionId: base58("The lease transaction's id"),
+      sender: address,
+      recipient: address,
+      amount: int64("Amount leased, base units"),
+      height: { type: "integer", description: "Height of the lease transaction" },
+      status: { type: "string", enum: ["active", "canceled"] },
+      cancelHeight: { type: "integer", description: "canceled: height of the cancel" },
+      cancelTransactionId: base58("canceled: id of the cancel transaction"),
+    },
+  },
+  LeaseInfos: { type: "array", items: { $ref: "#/components/schemas/LeaseInfo" } },
+  LeaseIds: { type: "object", required: ["ids"], properties: { ids: { type: "array", items: base58("Lease id") } } },
+  AddressValidity: { type: "object", required: ["address", "valid"], properties: { address: { type: "string" }, valid: { type: "boolean" } } },
+  FeeAmount: { type: "object", required: ["feeAssetId", "feeAmount"], properties: { feeAssetId: { type: "null" }, feeAmount: int64("Minimum fee, base units") } },
+  UnsignedTransaction: {
+    type: "object",
+    required: ["type"],
+    properties: { ...transactionProperties, sender: { ...address, description: "A wallet address of the node (default: its anchoring account)" } },
+    description: "A transaction without proofs: the node fills in senderPublicKey, timestamp and (when absent) the minimum fee, and signs it",
+  },
+  BalanceDetailsAtHeight: {
+    type: "object",
+    required: ["address", "height", "regular", "generating", "available", "effective", "leasing"],
+    properties: {
+      address,
+      height: { type: "integer" },
+      regular: int64("Owned, including leased out"),
+      generating: int64("Minimum effective balance over the generating window ending at height"),
+      available: int64("regular − leasing"),
+      effective: int64("available + leased in"),
+      leasing: int64("Leased out"),
+    },
+  },
 } as const satisfies Record<string, JsonSchema>;

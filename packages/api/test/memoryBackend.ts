@@ -3,7 +3,7 @@
  * balances with per-height snapshots, leases, anchors, a pool with stateless + signature + balance
  * admission, and a wallet that signs with real keys. Tests drive the chain with `mine()`.
  */
-import { base58Decode, keyPairFromSeed, addressFromPublicKey, toHex, type KeyPair } from "@anchord/crypto";
+import { base58Decode, base58Encode, keyPairFromSeed, addressFromPublicKey, toHex, type KeyPair } from "@anchord/crypto";
 import {
   AnchordError,
   ErrorCode,
@@ -18,7 +18,10 @@ import {
   validateTxStateless,
   validateTxTimestamp,
   verifyTxSignatures,
+  minFee,
+  txFromJson,
   type AnchorTx,
+  type JsonValue,
   type Block,
   type CancelLeaseTx,
   type LeaseTx,
@@ -26,7 +29,7 @@ import {
   type SignedTx,
   type Transaction,
 } from "@anchord/protocol";
-import type { AnchorProof, AnchorStatus, ApiBackend, BalanceSnapshot, CancelLeaseRequest, LeaseRequest, MetricsText, NodeStatus, PeerInfo } from "../src/backend.js";
+import type { AnchorProof, AnchorStatus, ApiBackend, BalanceAtHeight, BalanceSnapshot, CancelLeaseRequest, ConfirmedTx, EventFeed, LeaseRecord as ApiLeaseRecord, LeaseRequest, MetricsText, NodeStatus, PeerInfo, TransactionStatus } from "../src/backend.js";
 
 export const SEED_1 = "satisfy sustain shiver skill betray mother appear pupil coconut weasel firm top puzzle monkey seek";
 export const SEED_2 = "manage manual recall harvest series desert melt police rose hollow moral pledge kitten position add";
@@ -281,6 +284,50 @@ export class MemoryBackend implements ApiBackend {
     return [...this.leases.values()]
       .filter((l) => l.status === "active" && (l.tx.sender === address || l.tx.recipient === address))
       .map(({ tx, height }) => ({ tx, height }));
+  }
+  // history, leases, recent state, signing: simple scans (a test double, not the node's indexes)
+  private concerns(tx: Transaction, address: string): boolean {
+    if (tx.type === 1 || tx.type === 4 || tx.type === 8) if (tx.recipient === address) return true;
+    if (tx.type === 9 && this.leases.get(tx.leaseId)?.tx.recipient === address) return true;
+    return tx.type !== 1 && tx.sender === address;
+  }
+  async addressTransactions(address: string, limit: number, after?: string): Promise<ConfirmedTx[]> {
+    const all = [...this.txIndex.values()].filter((l) => this.concerns(l.tx, address)).sort((a, b) => b.height - a.height || b.position - a.position);
+    if (after === undefined) return all.slice(0, limit);
+    const cursor = this.txIndex.get(after);
+    if (!cursor) throw new AnchordError(ErrorCode.NOT_FOUND, `transaction ${after} is not in the chain`);
+    return all.filter((l) => l.height < cursor.height || (l.height === cursor.height && l.position < cursor.position)).slice(0, limit);
+  }
+  leaseInfo(id: string): ApiLeaseRecord | undefined {
+    const l = this.leases.get(id);
+    return l && { id, sender: l.tx.sender, recipient: l.tx.recipient, amount: l.tx.amount, height: l.height, status: l.status };
+  }
+  private tipOnly(height: number): void {
+    if (height !== this.height()) throw new AnchordError(ErrorCode.INVALID_FIELD, "the memory backend answers the tip only");
+  }
+  async balancesAt(address: string, height: number): Promise<BalanceAtHeight> {
+    this.tipOnly(height);
+    return { ...this.balances(address), height, generating: this.generatingBalance(address) };
+  }
+  async leasesAt(address: string, height: number): Promise<{ tx: LeaseTx; height: number }[]> {
+    this.tipOnly(height);
+    return this.activeLeases(address);
+  }
+  transactionStatus(id: string): TransactionStatus {
+    const found = this.txIndex.get(id);
+    if (found) return { status: "confirmed", height: found.height };
+    return this.pool.has(id) ? { status: "unconfirmed" } : { status: "not_found" };
+  }
+  async signTransaction(body: JsonValue, submit: boolean): Promise<SignedTx> {
+    const o = body as Record<string, JsonValue>;
+    const kp = typeof o["sender"] === "string" ? this.walletKey(o["sender"]) : this.wallet();
+    const draft = txFromJson({ ...o, proofs: [], sender: null, senderPublicKey: base58Encode(kp.publicKey), timestamp: o["timestamp"] ?? this.now, fee: o["fee"] ?? 1 }, this.config.chainIdByte);
+    const tx = signTx(o["fee"] === undefined ? txFromJson({ ...o, proofs: [], sender: null, senderPublicKey: base58Encode(kp.publicKey), timestamp: draft.timestamp, fee: minFee(draft, this.config.minFees) }, this.config.chainIdByte) : draft, kp);
+    if (submit) await this.broadcast(tx);
+    return tx;
+  }
+  events(): EventFeed {
+    return { capacity: 0, lastId: () => 0, after: (id) => (id === 0 ? [] : undefined), subscribe: () => () => undefined };
   }
   height(): number {
     return this.blocks.length;

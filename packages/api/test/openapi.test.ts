@@ -64,7 +64,7 @@ describe("OpenAPI document and the browsable docs", () => {
   });
 
   it("documents path parameters, auth, and the shared error responses", () => {
-    const protectedOps = new Set(["post /hash", "post /leasing/lease", "post /leasing/cancel"]);
+    const protectedOps = new Set(["post /hash", "post /leasing/lease", "post /leasing/cancel", "post /transactions/sign", "post /transactions/submit"]);
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [m, op] of Object.entries(ops)) {
         const key = `${m} ${path}`;

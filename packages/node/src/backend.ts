@@ -1,7 +1,7 @@
 /** The node's implementation of the HTTP interface's `ApiBackend`. */
 import { AnchordError, ErrorCode, TxType, createTx, decodeTx, signTx, transactionAuditPath, type JsonValue, type Block, type BlockHeader, type CancelLeaseTx, type LeaseTx, type SignedTx, type Transaction } from "@anchord/protocol";
 import { blockTxBytes } from "@anchord/state";
-import type { ApiBackend, AnchorProof, AnchorStatus, BalanceSnapshot, CancelLeaseRequest, LeaseRequest, MetricsText, NodeStatus, PeerInfo } from "@anchord/api";
+import type { ApiBackend, AnchorProof, AnchorStatus, BalanceAtHeight, BalanceSnapshot, CancelLeaseRequest, ConfirmedTx, EventFeed, LeaseRecord, LeaseRequest, MetricsText, NodeStatus, PeerInfo, TransactionStatus } from "@anchord/api";
 import { addressFromPublicKey, equalBytes } from "@anchord/crypto";
 import type { Ledger } from "@anchord/state";
 import type { Network } from "@anchord/network";
@@ -11,6 +11,9 @@ import type { NodeMetrics } from "./metrics.js";
 import type { TxPool } from "./pool.js";
 import type { Synchronizer } from "./sync.js";
 import type { Wallet } from "./wallet.js";
+import type { EventLog } from "./events.js";
+import { addressTransactions, balancesAt, leaseRecord, leasesAt } from "./historyReads.js";
+import { signRequest } from "./signRequest.js";
 
 export const NODE_VERSION = "anchord 0.1.0";
 
@@ -36,6 +39,8 @@ export interface NodeParts {
   submit(tx: SignedTx): Promise<void>;
   /** Runs a client's write, refused with UNAVAILABLE after a storage failure (`Node.writing`). */
   writing<T>(fn: () => Promise<T>): Promise<T>;
+  /** The live event feed (GET /events). */
+  readonly events: EventLog;
 }
 
 export class NodeBackend implements ApiBackend {
@@ -151,6 +156,38 @@ export class NodeBackend implements ApiBackend {
       if (found && found.tx.type === 8) out.push({ tx: found.tx, height: found.height });
     }
     return out;
+  }
+
+  addressTransactions(address: string, limit: number, after?: string): Promise<readonly ConfirmedTx[]> {
+    return addressTransactions(this.node.ledger, address, limit, after);
+  }
+
+  leaseInfo(id: string): LeaseRecord | undefined {
+    return leaseRecord(this.node.ledger, id);
+  }
+
+  balancesAt(address: string, height: number): Promise<BalanceAtHeight> {
+    return balancesAt(this.node.ledger, address, height);
+  }
+
+  leasesAt(address: string, height: number): Promise<readonly { tx: LeaseTx; height: number }[]> {
+    return leasesAt(this.node.ledger, address, height);
+  }
+
+  transactionStatus(id: string): TransactionStatus {
+    const height = this.node.ledger.transactionHeight(id);
+    if (height !== undefined) return { status: "confirmed", height };
+    return this.node.pool.has(id) ? { status: "unconfirmed" } : { status: "not_found" };
+  }
+
+  async signTransaction(body: JsonValue, submit: boolean): Promise<SignedTx> {
+    const tx = signRequest(body, this.node.wallet, this.node.anchoring.account(), this.config);
+    if (submit) await this.node.submit(tx);
+    return tx;
+  }
+
+  events(): EventFeed {
+    return this.node.events;
   }
 
   height(): number {

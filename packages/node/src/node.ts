@@ -13,6 +13,7 @@ import { AnchorBatcher } from "./anchoring.js";
 import { AnchorJournal } from "./anchorJournal.js";
 import { NodeBackend, type NodeParts } from "./backend.js";
 import { Chain } from "./chain.js";
+import { chainEventSource, EventLog } from "./events.js";
 import { Generator } from "./generator.js";
 import { GossipHandler, MAX_TXS_PER_MESSAGE, splitTxBatches } from "./gossip.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -41,6 +42,8 @@ export class Node {
   /** Judges incoming gossip; its `stats` count accepted and rejected messages (undefined without p2p). */
   gossip: GossipHandler | undefined;
   apiUrl: string | undefined;
+  /** The live events served on GET /events (events.ts). */
+  readonly events = new EventLog();
   private api: { url: string; close(): Promise<void> } | undefined;
   private outbox: SignedTx[] = [];
   private outboxTimer: NodeJS.Timeout | undefined;
@@ -107,6 +110,7 @@ export class Node {
   private async startServices(): Promise<void> {
     const { opts, ledger, chain, pool, metrics, logger } = this;
     this.updateGauges();
+    chain.on(chainEventSource(this.events, ledger));
     chain.on({
       onApplied: (block, height, source) => {
         if (source === "local") metrics.blocksMade.inc();
@@ -218,6 +222,7 @@ export class Node {
         storageFailure: () => this.storageFailure,
         submit: (tx) => this.submit(tx),
         writing: <T>(fn: () => Promise<T>) => this.writing(fn),
+        events: this.events,
       };
       const app = createApi(new NodeBackend(parts), { apiToken: opts.api.token, rateLimit: opts.api.rateLimit, logger: logger.child({ module: "api" }) });
       this.api = await startApi(app, { host: opts.api.host, port: opts.api.port });

@@ -1,5 +1,6 @@
 /** Balances (interface §4.4–4.6) and the consensus reads (LTO extras). */
-import { parseAddressText, parseConfirmations } from "../params.js";
+import { parseAddress } from "@anchord/crypto";
+import { parseAddressText, parseConfirmations, parseHeight } from "../params.js";
 import { errorDoc, json, type ParamDoc, type RouteContext, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 
@@ -130,5 +131,43 @@ export const addressRoutes: RouteDef[] = [
     summary: "Base target of the last block",
     responses: { 200: { description: "Base target", schema: ref("BaseTarget"), example: { baseTarget: 153722867 } } },
     handler: (ctx) => json({ baseTarget: ctx.backend.baseTarget() }),
+  },
+  {
+    method: "get",
+    path: "/addresses/balance/details/:address/at/:height",
+    operationId: "balanceDetailsAt",
+    tag: "balances",
+    summary: "Balance details after the block at a recent height",
+    description:
+      "As `/addresses/balance/details/:address`, as it was right after the block at `height` (`generating`: over the window ending there). " +
+      "`height` must be within the last generating-balance window (1000 blocks on LTO-like networks) and at most the current height; older heights are 400.",
+    params: { address: addressParam, height: { description: "Block height within the last 1000 blocks", schema: { type: "integer", minimum: 1 }, example: "12" } },
+    responses: {
+      200: {
+        description: "Balance breakdown in base units at that height",
+        schema: ref("BalanceDetailsAtHeight"),
+        example: { address: EXAMPLE_ADDRESS, height: 12, regular: 500000000000, generating: 400000000000, available: 400000000000, effective: 400000000000, leasing: 100000000000 },
+      },
+      400: errorDoc("Invalid address (code 102), or a height above the chain or older than the kept window (code 1)"),
+    },
+    handler: async (ctx) => {
+      const address = addressOf(ctx);
+      const b = await ctx.backend.balancesAt(address, parseHeight(ctx.params["height"] ?? "", "height"));
+      return json({ address, height: b.height, regular: b.regular, generating: b.generating, available: b.available, effective: b.effective, leasing: b.leaseOut });
+    },
+  },
+  {
+    method: "get",
+    path: "/addresses/validate/:address",
+    operationId: "validateAddress",
+    tag: "balances",
+    summary: "Whether a text is a valid address of this network",
+    description: "Always 200: `valid` is false for bad base58, length, version, checksum or another chain id (an `address:` prefix is accepted).",
+    params: { address: { description: "The text to check", schema: { type: "string" }, example: EXAMPLE_ADDRESS } },
+    responses: { 200: { description: "Validity", schema: ref("AddressValidity"), example: { address: EXAMPLE_ADDRESS, valid: true } } },
+    handler: (ctx) => {
+      const text = ctx.params["address"] ?? "";
+      return json({ address: text, valid: parseAddress(text, ctx.backend.config.chainIdByte).problem === undefined });
+    },
   },
 ];

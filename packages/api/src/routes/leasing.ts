@@ -1,7 +1,8 @@
 /** Leases signed by the node's wallet (interface §4.7–4.8) and the active-lease listing. */
 import { base58Encode } from "@anchord/crypto";
 import { AnchordError, ErrorCode, txToJson, type SignedTx } from "@anchord/protocol";
-import { optionalFee, optionalString, parseAddressText, parseId, requireObject, requirePositiveAmount, requireString } from "../params.js";
+import type { ApiBackend } from "../backend.js";
+import { optionalFee, optionalString, parseAddressText, parseHeight, parseId, requireObject, requirePositiveAmount, requireString } from "../params.js";
 import { errorDoc, json, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 
@@ -19,6 +20,14 @@ export const EXAMPLE_LEASE_JSON = {
 const EXAMPLE_CANCEL_JSON = {
   type: 9, version: 3, id: "8FkJMCv9LbSLH9yjEDyAHeMasaD2KTS5XrdraFtQhTHy", sender: SENDER, senderKeyType: "ed25519", senderPublicKey: PUBLIC_KEY,
   fee: 100000000, timestamp: 1700000060000, proofs: [CANCEL_SIG], leaseId: LEASE_ID,
+};
+
+/** Most leases one POST /leasing/info asks about. */
+export const MAX_LEASE_IDS = 1000;
+
+const EXAMPLE_LEASE_INFO = {
+  id: LEASE_ID, originTransactionId: LEASE_ID, sender: SENDER, recipient: RECIPIENT, amount: 100000000, height: 12,
+  status: "canceled", cancelHeight: 15, cancelTransactionId: EXAMPLE_CANCEL_JSON.id,
 };
 
 /** Transaction JSON plus `signature`: the sender's signature (proofs[0]) in base58. */
@@ -105,4 +114,72 @@ export const leasingRoutes: RouteDef[] = [
       return json(backend.activeLeases(address).map(({ tx, height }) => ({ ...txToJson(tx), height })));
     },
   },
+  {
+    method: "get",
+    path: "/leasing/active/:address/at/:height",
+    operationId: "activeLeasesAt",
+    tag: "leasing",
+    summary: "Leases an address gave or received that were active after the block at a recent height",
+    description: "`height` must be within the last generating-balance window (1000 blocks on LTO-like networks) and at most the current height; older heights are 400. For payouts to lessors.",
+    params: {
+      address: { description: "Account address, base58", schema: { type: "string" }, example: SENDER },
+      height: { description: "Block height within the last 1000 blocks", schema: { type: "integer", minimum: 1 }, example: "12" },
+    },
+    responses: {
+      200: { description: "Lease transactions, each with its height", schema: ref("ConfirmedTransactions"), example: [{ ...EXAMPLE_LEASE_JSON, height: 12 }] },
+      400: errorDoc("Invalid address (code 102), or a height above the chain or older than the kept window (code 1)"),
+    },
+    handler: async ({ backend, params }) => {
+      const address = parseAddressText(params["address"], backend.config.chainIdByte);
+      const leases = await backend.leasesAt(address, parseHeight(params["height"] ?? "", "height"));
+      return json(leases.map(({ tx, height }) => ({ ...txToJson(tx), height })));
+    },
+  },
+  {
+    method: "get",
+    path: "/leasing/info/:id",
+    operationId: "leaseInfo",
+    tag: "leasing",
+    summary: "A lease: sender, recipient, amount, height, status, and the cancel's id and height once canceled",
+    description: "Several at once: `POST /leasing/info` with `{\"ids\": […]}` (at most 1000), answered as an array.",
+    params: { id: { description: "Lease id (the lease transaction's id), base58", schema: { type: "string" }, example: LEASE_ID } },
+    responses: {
+      200: { description: "The lease", schema: ref("LeaseInfo"), example: EXAMPLE_LEASE_INFO },
+      400: errorDoc("Not a base58 id of 32 bytes"),
+      404: errorDoc("No lease with this id in the chain (code 311)"),
+    },
+    handler: ({ backend, params }) => json(leaseInfoJson(backend, parseId(params["id"], "lease id"))),
+  },
+  {
+    method: "post",
+    path: "/leasing/info",
+    operationId: "leaseInfos",
+    tag: "leasing",
+    summary: "Several leases by id (as GET /leasing/info/:id, in the order asked)",
+    body: { schema: ref("LeaseIds"), example: { ids: [LEASE_ID] } },
+    responses: {
+      200: { description: "The leases", schema: ref("LeaseInfos"), example: [EXAMPLE_LEASE_INFO] },
+      400: errorDoc("ids missing, more than 1000, or not base58 ids"),
+      404: errorDoc("One of the ids is no lease in the chain (code 311)"),
+    },
+    handler: ({ backend, body }) => {
+      const ids = requireObject(body)["ids"];
+      if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_LEASE_IDS) {
+        throw new AnchordError(ErrorCode.INVALID_FIELD, `ids must be an array of 1 to ${MAX_LEASE_IDS} lease ids`);
+      }
+      return json(ids.map((id) => leaseInfoJson(backend, parseId(id, "lease id"))));
+    },
+  },
 ];
+
+/** The Waves lease-info shape. */
+function leaseInfoJson(backend: ApiBackend, id: string): Record<string, unknown> {
+  const l = backend.leaseInfo(id);
+  if (l === undefined) throw new AnchordError(ErrorCode.NOT_FOUND, `no lease ${id} in the chain`, { id });
+  const out: Record<string, unknown> = { id: l.id, originTransactionId: l.id, sender: l.sender, recipient: l.recipient, amount: l.amount, height: l.height, status: l.status };
+  if (l.status === "canceled") {
+    out["cancelHeight"] = l.cancelHeight;
+    out["cancelTransactionId"] = l.cancelTransactionId;
+  }
+  return out;
+}

@@ -1,0 +1,73 @@
+/** GET /events: the chain as Server-Sent Events (sse.ts). */
+import { AnchordError, ErrorCode } from "@anchord/protocol";
+import type { ApiBackend } from "../backend.js";
+import { parseAddressText } from "../params.js";
+import { queryOf } from "../query.js";
+import { errorDoc, type RouteDef } from "../route.js";
+import { StreamRegistry, streamEvents } from "../sse.js";
+
+const registries = new WeakMap<ApiBackend, StreamRegistry>();
+const registryOf = (backend: ApiBackend): StreamRegistry => {
+  let r = registries.get(backend);
+  if (r === undefined) registries.set(backend, (r = new StreamRegistry()));
+  return r;
+};
+
+const ID_RE = /^(?:0|[1-9][0-9]{0,15})$/;
+
+const EXAMPLE_STREAM = [
+  "retry: 1000",
+  "",
+  "id: 1732478400000001",
+  "event: block",
+  'data: {"height":12,"id":"5NFTy2K1FTxxYr1Nkofn22kx1JJj7qajqU7WPUVXyNph","generator":"3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW","transactionCount":1,"timestamp":1700000060000}',
+  "",
+  "id: 1732478400000002",
+  "event: tx",
+  'data: {"id":"FV2GXF59R1BTP9kkkPvm11VfEUqGVL5wRFtkHQBphjJQ","type":15,"height":12,"sender":"3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW"}',
+  "",
+  "id: 1732478400000003",
+  "event: anchor",
+  'data: {"hash":"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824","sourceId":"FV2GXF59R1BTP9kkkPvm11VfEUqGVL5wRFtkHQBphjJQ","height":12,"final":false}',
+  "",
+  "id: 1732478400000004",
+  "event: rollback",
+  'data: {"height":11}',
+  "",
+  "",
+].join("\n");
+
+export const eventRoutes: RouteDef[] = [
+  {
+    method: "get",
+    path: "/events",
+    operationId: "events",
+    tag: "events",
+    summary: "Live events as Server-Sent Events: block, rollback, tx, anchor",
+    description:
+      "`text/event-stream` for `EventSource` and `curl -N`. Events: `block` {height, id, generator, transactionCount, timestamp}; " +
+      "`rollback` {height}: blocks above `height` were removed (the new fork's blocks follow); `tx` {id, type, height, sender} for each transaction of a block; " +
+      "`anchor` {hash (hex), sourceId, height, final}: once when its block is applied, again with `final: true` when the block is final. " +
+      "Every event has an `id`, increasing by one. Reconnecting with `Last-Event-ID` (or `?lastEventId=`) delivers every event after it, in order, exactly once, " +
+      "while it is among the node's last 10,000 events; otherwise the stream starts with a `gap` event saying so. " +
+      "`?address=<address>` sends only the `tx` events that concern it (other events are all sent). A client that does not read is cut with a `close` event " +
+      "{reason} once it is more than the window behind; at most 128 streams per client address (429 beyond).",
+    responses: {
+      200: { description: "The event stream", contentType: "text/event-stream", schema: { type: "string" }, example: EXAMPLE_STREAM },
+      400: errorDoc("Invalid address (code 102) or Last-Event-ID not a decimal id"),
+      429: errorDoc("Too many open event streams from this client address (or on this node)"),
+    },
+    handler: ({ backend, req }) => {
+      const q = queryOf(req);
+      const addressText = q.get("address");
+      const address = addressText === null ? undefined : parseAddressText(addressText, backend.config.chainIdByte);
+      const lastText = req.headers["last-event-id"] ?? q.get("lastEventId") ?? undefined;
+      if (lastText !== undefined && (typeof lastText !== "string" || !ID_RE.test(lastText))) {
+        throw new AnchordError(ErrorCode.INVALID_FIELD, "Last-Event-ID must be an event id (a decimal integer)");
+      }
+      const registry = registryOf(backend);
+      const release = registry.acquire(req);
+      return { stream: (res) => streamEvents(res, backend.events(), { lastEventId: lastText === undefined ? undefined : Number(lastText), address }, release, registry.limits) };
+    },
+  },
+];

@@ -1,0 +1,122 @@
+/**
+ * The node's live events (GET /events): what the chain did, in order, with increasing ids, kept
+ * in a ring of the last `capacity` events so that a client that reconnects with `Last-Event-ID`
+ * gets every event it missed exactly once (a reorganisation is itself an event: `rollback`, then
+ * the new blocks).
+ *
+ * Ids start at the node's start time in microseconds and increase by one per event, so ids of an
+ * earlier run of the node are below every id of this one: a client resuming with one is told it
+ * is past the window, never handed wrong events.
+ */
+import { addressFromPublicKey, toHex } from "@anchord/crypto";
+import { isFinalHeight, type Block, type NetworkConfig } from "@anchord/protocol";
+import type { ChainEvent, EventFeed } from "@anchord/api";
+import { txAddresses, type Ledger } from "@anchord/state";
+import type { ChainEvents } from "./chain.js";
+
+/** Events kept for resuming (GET /events `Last-Event-ID`): docs/api.md. */
+export const EVENT_WINDOW = 10_000;
+
+export class EventLog implements EventFeed {
+  private readonly ring: (ChainEvent | undefined)[];
+  private next: number;
+  private readonly start: number;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    readonly capacity: number = EVENT_WINDOW,
+    firstId: number = Date.now() * 1000,
+  ) {
+    this.ring = new Array<ChainEvent | undefined>(capacity);
+    this.start = firstId;
+    this.next = firstId;
+  }
+
+  lastId(): number {
+    return this.next - 1;
+  }
+
+  after(afterId: number, max: number): readonly ChainEvent[] | undefined {
+    const oldest = Math.max(this.start, this.next - this.capacity);
+    if (!Number.isSafeInteger(afterId) || afterId < oldest - 1 || afterId > this.next - 1) return undefined;
+    const out: ChainEvent[] = [];
+    for (let id = afterId + 1; id < this.next && out.length < max; id++) out.push(this.ring[id % this.capacity]!);
+    return out;
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Appends an event (data serialised once here) and wakes the streams. */
+  emit(type: ChainEvent["type"], data: Record<string, unknown>, addresses?: readonly string[]): void {
+    const id = this.next++;
+    this.ring[id % this.capacity] = { id, type, data: JSON.stringify(data), ...(addresses ? { addresses } : {}) };
+    for (const l of this.listeners) l();
+  }
+}
+
+interface PendingAnchor {
+  readonly hash: string;
+  readonly sourceId: string;
+}
+
+/**
+ * Chain listener that turns applied blocks and reorganisations into events: `block`, one `tx`
+ * per transaction, one `anchor` per anchored hash, `rollback` (to the common height) before the
+ * blocks of a new fork, and `anchor` again with `final: true` once its block is final.
+ */
+export function chainEventSource(log: EventLog, ledger: Ledger): ChainEvents {
+  const config: NetworkConfig = ledger.config;
+  /** Anchors of blocks not yet final, by height (filled as blocks are applied). */
+  const pending = new Map<number, PendingAnchor[]>();
+  /** Blocks up to this height were applied before this run: their anchors are read back. */
+  const startHeight = ledger.height;
+
+  const emitFinal = (height: number, anchors: readonly PendingAnchor[]): void => {
+    for (const a of anchors) log.emit("anchor", { hash: a.hash, sourceId: a.sourceId, height, final: true });
+  };
+
+  const anchorsOf = (block: Block): PendingAnchor[] => {
+    const out: PendingAnchor[] = [];
+    for (const tx of block.transactions) if (tx.type === 15) for (const a of tx.anchors) out.push({ hash: toHex(a), sourceId: tx.id });
+    return out;
+  };
+
+  return {
+    onApplied(block, height) {
+      log.emit("block", {
+        height,
+        id: block.id,
+        generator: addressFromPublicKey(block.generator, config.chainIdByte),
+        transactionCount: block.transactions.length,
+        timestamp: block.timestamp,
+      });
+      for (const tx of block.transactions) {
+        const addresses = txAddresses(tx, (id) => ledger.lease(id)?.recipient);
+        log.emit("tx", { id: tx.id, type: tx.type, height, ...(tx.type === 1 ? {} : { sender: tx.sender }) }, addresses);
+      }
+      const anchors = anchorsOf(block);
+      for (const a of anchors) log.emit("anchor", { hash: a.hash, sourceId: a.sourceId, height, final: false });
+      if (anchors.length) pending.set(height, anchors);
+      // the block that became final with this one (tip − maxRollback)
+      const finalHeight = height - config.maxRollback;
+      if (finalHeight < 1 || !isFinalHeight(finalHeight, height, config)) return;
+      const known = pending.get(finalHeight);
+      pending.delete(finalHeight);
+      if (known) emitFinal(finalHeight, known);
+      else if (finalHeight > 1 && finalHeight <= startHeight) {
+        // applied before this run of the node: read it back (rare: only after a restart)
+        const id = ledger.headerAt(finalHeight)?.id;
+        void ledger.getBlock(finalHeight).then((b) => {
+          if (b && b.id === id) emitFinal(finalHeight, anchorsOf(b));
+        });
+      }
+    },
+    onReorg({ commonHeight }) {
+      for (const h of [...pending.keys()]) if (h > commonHeight) pending.delete(h);
+      log.emit("rollback", { height: commonHeight });
+    },
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * GET /events on a real node (LevelDB, HTTP server, the chain manager): an EventSource-style
+ * client that disconnects during blocks and a reorganisation, then resumes with Last-Event-ID,
+ * has seen the chain exactly (every event once, in order); `?address=` filters tx events; a
+ * resume point past the window is told so; a client that never reads is cut with a final event
+ * instead of being queued for; streams per client address are bounded.
+ * Blocks are forged by the test (forge.ts), on a genesis in the past, so nothing races it.
+ */
+import * as net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyPairFromSeed, sha256, toHex } from "@anchord/crypto";
+import { createTx, signTx, type SignedTx } from "@anchord/protocol";
+import type { Node } from "@anchord/node";
+import { chainIds, startTestNode, testAccount, testGenesis, waitFor } from "../utils/cluster.js";
+import { nextBlock } from "../utils/forge.js";
+import { get } from "../utils/http.js";
+import { SseClient } from "../utils/sse.js";
+
+const CHAIN = "D".charCodeAt(0);
+const gens = [testAccount("ev-g1", 100_000n), testAccount("ev-g2", 100_000n)];
+const users = [0, 1, 2, 3].map((i) => testAccount(`ev-u${i}`, 1_000n));
+const genesis = testGenesis({ accounts: [...gens, ...users], generators: gens, blockDelayMs: 5_000, timestamp: Date.now() - 3 * 3_600_000, config: { maxRollback: 5 } });
+const keys = gens.map((g) => keyPairFromSeed(g.seed));
+
+let a: Node;
+let b: Node;
+let api: string;
+let stamp = 0;
+
+function transfer(from: (typeof users)[number], to: string, amount: bigint, ts: number): SignedTx {
+  const kp = keyPairFromSeed(from.seed);
+  return signTx(createTx({ type: 4, timestamp: ts + ++stamp, fee: 100_000_000n, senderPublicKey: kp.publicKey, recipient: to, amount }, CHAIN), kp);
+}
+function anchorTx(seed: string, hashes: Uint8Array[], ts: number): SignedTx {
+  const kp = keyPairFromSeed(seed);
+  const fee = 25_000_000n + 10_000_000n * BigInt(hashes.length);
+  return signTx(createTx({ type: 15, timestamp: ts + ++stamp, fee, senderPublicKey: kp.publicKey, anchors: hashes }, CHAIN), kp);
+}
+
+/** Forges one block with `txs` on `node` (and the same block on `also`). */
+async function forge(node: Node, txs: (ts: number) => SignedTx[], also?: Node): Promise<string> {
+  const block = nextBlock(node, keys, txs(node.ledger.lastHeader.timestamp));
+  expect((await node.chain.processBlock(block, "local")).status).toBe("applied");
+  if (also) expect((await also.chain.processBlock(block, "local")).status).toBe("applied");
+  return block.id;
+}
+
+beforeAll(async () => {
+  a = await startTestNode({ genesis, generate: false, name: "events-a" });
+  b = await startTestNode({ genesis, generate: false, api: false, name: "events-b" });
+  api = a.apiUrl!;
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+});
+
+/** Replays block / rollback / tx events onto a chain known at connect time. */
+function replay(start: string[], events: readonly { event: string; data: string }[]): { ids: string[]; txs: Map<number, string[]> } {
+  const ids = [...start];
+  const txs = new Map<number, string[]>();
+  for (const e of events) {
+    const d = JSON.parse(e.data) as { height: number; id: string };
+    if (e.event === "block") {
+      expect(d.height, "a block event follows its parent").toBe(ids.length + 1);
+      ids.push(d.id);
+      txs.set(d.height, []);
+    } else if (e.event === "rollback") {
+      ids.length = d.height;
+      for (const h of [...txs.keys()]) if (h > d.height) txs.delete(h);
+    } else if (e.event === "tx") txs.get(d.height)!.push(d.id);
+  }
+  return { ids, txs };
+}
+
+describe("GET /events", () => {
+  it("a client that disconnects during blocks and a reorg, then resumes, has seen the chain exactly", async () => {
+    // a common prefix on both nodes
+    for (let i = 0; i < 2; i++) await forge(a, () => [], b);
+    const first = await SseClient.connect(`${api}/events`);
+    expect(first.status).toBe(200);
+    const start = chainIds(a);
+    const hash = sha256(new TextEncoder().encode("events e2e"));
+    await forge(a, (ts) => [transfer(users[0]!, users[1]!.address, 5n, ts), anchorTx(users[2]!.seed, [hash], ts)], b);
+    await forge(a, (ts) => [transfer(users[1]!, users[2]!.address, 6n, ts)], b);
+    const common = a.ledger.height;
+    await waitFor("the first client saw both blocks", () => first.of("block").length === 2, 10_000);
+    await first.close();
+    expect(first.lastEventId).toBeDefined();
+
+    // gone: A grows two blocks of its own, then switches to B's longer fork from `common`
+    await forge(a, (ts) => [transfer(users[3]!, users[0]!.address, 7n, ts)]);
+    await forge(a, (ts) => [anchorTx(users[3]!.seed, [sha256(new TextEncoder().encode("dropped"))], ts)]);
+    const fork = [];
+    for (let i = 0; i < 3; i++) {
+      const block = nextBlock(b, keys, i === 0 ? [transfer(users[2]!, users[3]!.address, 8n, b.ledger.lastHeader.timestamp)] : []);
+      expect((await b.chain.processBlock(block, "local")).status).toBe("applied");
+      fork.push(block);
+    }
+    expect(await a.chain.switchFork(common, fork)).toBe(true);
+    expect(chainIds(a)).toEqual(chainIds(b));
+    await forge(a, (ts) => [transfer(users[0]!, users[3]!.address, 9n, ts)]);
+
+    const second = await SseClient.connect(`${api}/events`, first.lastEventId);
+    // with maxRollback 5 the anchor at start + 1 became final with the last block
+    expect(a.ledger.height).toBe(start.length + 1 + 5);
+    await waitFor("the resumed client reached the tip and the anchor's finality", () => second.of<{ final: boolean }>("anchor").some((e) => e.final), 10_000);
+    await second.close();
+
+    const all = [...first.events, ...second.events].filter((e) => e.id !== undefined);
+    const ids = all.map((e) => Number(e.id));
+    ids.forEach((id, i) => i > 0 && expect(id, "ids increase by one, none repeated or skipped").toBe(ids[i - 1]! + 1));
+    expect(all.some((e) => e.event === "rollback" && JSON.parse(e.data).height === common)).toBe(true);
+    const seen = replay(start, all);
+    expect(seen.ids).toEqual(chainIds(a));
+    for (let h = start.length + 1; h <= a.ledger.height; h++) {
+      const block = (await a.ledger.getBlock(h))!;
+      expect(seen.txs.get(h), `transactions at ${h}`).toEqual(block.transactions.map((tx) => tx.id));
+    }
+    const anchors = all.filter((e) => e.event === "anchor").map((e) => JSON.parse(e.data) as { hash: string; height: number; final: boolean });
+    expect(anchors).toContainEqual(expect.objectContaining({ hash: toHex(hash), height: start.length + 1, final: false }));
+    expect(anchors.filter((x) => x.final)).toEqual([expect.objectContaining({ hash: toHex(hash), height: start.length + 1, final: true })]);
+  }, 60_000);
+
+  it("filters tx events by address, says when a resume point is past the window, refuses a bad one", async () => {
+    const filtered = await SseClient.connect(`${api}/events?address=${users[1]!.address}`);
+    await forge(a, (ts) => [transfer(users[0]!, users[2]!.address, 11n, ts), transfer(users[1]!, users[3]!.address, 12n, ts)]);
+    await waitFor("the block event", () => filtered.of("block").length === 1, 10_000);
+    await filtered.close();
+    const txEvents = filtered.of<{ id: string; height: number }>("tx");
+    expect(txEvents).toHaveLength(1);
+    expect(txEvents[0]!.height).toBe(a.ledger.height);
+
+    const stale = await SseClient.connect(`${api}/events`, "1");
+    await waitFor("the gap event", () => stale.events.length >= 1, 10_000);
+    await stale.close();
+    expect(stale.events[0]!.event).toBe("gap");
+    expect(Number(stale.events[0]!.id)).toBe(a.events.lastId());
+
+    expect((await get(`${api}/events?address=nope`)).status).toBe(400);
+    const bad = await fetch(`${api}/events`, { headers: { "Last-Event-ID": "x1" } });
+    expect(bad.status).toBe(400);
+    await bad.text();
+  }, 60_000);
+
+  it("cuts a client that never reads with a final event instead of queueing for it; bounds streams per client", async () => {
+    const sock = net.connect(Number(new URL(api).port), "127.0.0.1");
+    await new Promise<void>((r) => sock.once("connect", () => r()));
+    sock.write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
+    sock.pause();
+    // 60 blocks × 10 anchor transactions × 100 anchors: 60,000 anchor events (~10 MB of stream),
+    // several times the socket buffers and the 10,000-event window
+    const seed = gens[0]!.seed;
+    for (let blk = 0; blk < 60; blk++) {
+      await forge(a, (ts) =>
+        Array.from({ length: 10 }, (_, t) => anchorTx(seed, Array.from({ length: 100 }, (_, i) => sha256(new TextEncoder().encode(`slow ${blk} ${t} ${i}`))), ts)),
+      );
+    }
+    let text = "";
+    sock.setEncoding("utf8");
+    sock.on("data", (d: string) => (text += d));
+    sock.resume();
+    let closed = false;
+    sock.once("close", () => (closed = true));
+    await waitFor("the node cuts the stream of the client that did not read", () => closed, 30_000);
+    const tail = text.slice(-400);
+    expect(tail).toContain("event: close");
+    expect(tail).toContain("slow consumer");
+    // it got a bounded prefix: far from all of the 60,000 events
+    expect(text.length).toBeLessThan(8 * 1024 * 1024);
+    expect(text).not.toContain(a.ledger.lastHeader.id);
+
+    // 128 streams per client address; the 129th is refused
+    const socks: net.Socket[] = [];
+    try {
+      for (let i = 0; i < 128; i++) {
+        const s = net.connect(Number(new URL(api).port), "127.0.0.1");
+        socks.push(s);
+        await new Promise<void>((r) => s.once("connect", () => r()));
+        const ok = new Promise<string>((r) => s.once("data", (d) => r(d.toString())));
+        s.write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
+        expect((await ok).startsWith("HTTP/1.1 200")).toBe(true);
+      }
+      const refused = await fetch(`${api}/events`);
+      expect(refused.status).toBe(429);
+      await refused.text();
+    } finally {
+      for (const s of socks) s.destroy();
+    }
+    await waitFor("streams released", async () => (await fetch(`${api}/events`).then(async (r) => (r.body?.cancel(), r.status))) === 200, 10_000);
+  }, 120_000);
+});
