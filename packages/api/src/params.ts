@@ -1,6 +1,6 @@
 /** Parsing and validation of path parameters and body fields; every failure is an AnchordError. */
 import { parseAddress, stripAddressPrefix, tryBase58Decode, fromHex } from "@anchord/crypto";
-import { AnchordError, ErrorCode, toBigIntStrict, type JsonValue } from "@anchord/protocol";
+import { AnchordError, ErrorCode, INT64_MAX, checkAmountRange, toBigIntStrict, type JsonValue } from "@anchord/protocol";
 
 export const MAX_CONFIRMATIONS = 100_000;
 export const MAX_BLOCK_SEQUENCE = 100;
@@ -124,8 +124,6 @@ export function requireString(obj: JsonObject, key: string): string {
   return v;
 }
 
-const INT64_MAX = (1n << 63n) - 1n;
-
 /** An integer JSON number (exact, bigint) within int64, or undefined when absent. */
 export function optionalInteger(obj: JsonObject, key: string): bigint | undefined {
   const v = obj[key];
@@ -142,11 +140,9 @@ export function requireInteger(obj: JsonObject, key: string): bigint {
   return v;
 }
 
-/** A positive amount: ≤ 0 answers 400 code 111 (LTO's "negative amount"). */
+/** A positive amount, by the protocol's amount rule: ≤ 0 answers 400 code 111 (LTO's "negative amount"). */
 export function requirePositiveAmount(obj: JsonObject, key: string): bigint {
-  const v = requireInteger(obj, key);
-  if (v <= 0n) throw new AnchordError(ErrorCode.NEGATIVE_AMOUNT, `${key} must be positive`);
-  return v;
+  return checkAmountRange(requireInteger(obj, key), "rejected");
 }
 
 /** An optional fee; when given it must be positive (400 code 112 otherwise). */

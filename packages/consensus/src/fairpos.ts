@@ -1,11 +1,13 @@
 /**
- * Fair Proof of Stake (PROTOCOL.md §5): generation signature, hit, delay, base target, score.
+ * Fair Proof of Stake (PROTOCOL.md §5): generation signature, hit, delay, base target (a block's
+ * score, floor(2^64 / baseTarget), is `blockScore` in @anchord/protocol, shared with the ledger).
  *
  * With T the network's average block delay in ms: TMin = T/12, C1 = 7T/6, C2 = 5e17
  * (at T = 60 000 these are LTO's 5000, 70000 and 5e17).
  *   delay = trunc(TMin + C1 · ln(1 − C2 · ln(hit / (2^64−1)) / baseTarget / balance))   (IEEE doubles)
  */
 import { blake2b256 } from "@anchord/crypto";
+import { INT64_MAX } from "@anchord/protocol";
 
 export const C2 = 5e17;
 /** Hit source: this many blocks below the parent (the parent itself while its height ≤ this). */
@@ -14,7 +16,6 @@ export const HIT_SOURCE_DEPTH = 100;
 export const BASE_TARGET_WINDOW = 3;
 
 const MAX_HIT = (1n << 64n) - 1n;
-const MAX_INT64 = (1n << 63n) - 1n;
 const TWO_POW_128 = 2 ** 128;
 
 /** TMin = T/12 (ms). */
@@ -102,17 +103,11 @@ export function nextBaseTarget(args: BaseTargetArgs, averageBlockDelayMs: number
   // avg > 1.5 T/1000  ⇔  2000·avg > 3T;   avg < 0.5 T/1000  ⇔  2000·avg < T   (exact in doubles)
   if (2000 * avgSeconds > 3 * averageBlockDelayMs) {
     const up = bt + step;
-    return up > MAX_INT64 ? MAX_INT64 : up;
+    return up > INT64_MAX ? INT64_MAX : up;
   }
   if (2000 * avgSeconds < averageBlockDelayMs) {
     const down = bt - step;
     return down < 1n ? 1n : down;
   }
   return bt;
-}
-
-/** floor(2^64 / baseTarget): a block's weight in the fork choice (the heaviest chain wins). */
-export function blockScore(baseTarget: bigint): bigint {
-  if (baseTarget <= 0n) throw new RangeError(`base target must be positive, got ${baseTarget}`);
-  return (1n << 64n) / baseTarget;
 }

@@ -11,11 +11,10 @@
  * bisection: Λ* ≈ 0.65343; then bt = Λ*·C2/B, and the integer next to it with the expected delay
  * closest to T is taken (at least 1). Only the total generating balance matters, not how it is split.
  */
-import { AnchordError, ErrorCode } from "@anchord/protocol";
+import { AnchordError, ErrorCode, INT64_MAX } from "@anchord/protocol";
 import { C2, delayScale, minDelay } from "./fairpos.js";
 
 const EULER_GAMMA = 0.5772156649015329;
-const MAX_INT64 = (1n << 63n) - 1n;
 
 /** e^x · E1(x) for x > 0 (series for x ≤ 1, continued fraction beyond; ~1e-15 relative). */
 export function expE1(x: number): number {
@@ -81,7 +80,7 @@ export function initialBaseTarget(generatorBalances: readonly bigint[], averageB
   const T = averageBlockDelayMs;
   const lambda = solveLambda((T - minDelay(T)) / delayScale(T));
   const approx = (lambda * C2) / Number(total);
-  if (approx >= Number(MAX_INT64)) return MAX_INT64;
+  if (approx >= Number(INT64_MAX)) return INT64_MAX;
   const lo = BigInt(Math.max(1, Math.floor(approx)));
   const hi = lo + 1n;
   const err = (bt: bigint): number => Math.abs(expectedFirstBlockDelay(bt, total, T) - T);

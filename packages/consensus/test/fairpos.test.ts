@@ -1,6 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { blake2b256, toHex } from "@anchord/crypto";
-import { blockScore, calculateDelay, calculateHit, delayScale, generationSignature, hitRatio, hitSourceHeight, minDelay, nextBaseTarget } from "@anchord/consensus";
+import { blockScore } from "@anchord/protocol";
+import { calculateDelay, calculateHit, delayScale, generationSignature, hitRatio, hitSourceHeight, minDelay, nextBaseTarget } from "@anchord/consensus";
 
 // Reference values below were computed independently in Python 3 (hashlib.blake2b, int/int true
 // division, which rounds correctly, and math.log):

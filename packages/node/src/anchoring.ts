@@ -15,14 +15,12 @@
  * concurrent writes into one fsync). When idle a request waits ~lingerMs.
  */
 import { toHex } from "@anchord/crypto";
-import { AnchordError, ErrorCode, createTx, isFinalHeight, minFee, signTx, type AnchorTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, MAX_ANCHORS, TxType, createTx, isFinalHeight, minFee, signTx, type AnchorTx } from "@anchord/protocol";
 import type { Ledger } from "@anchord/state";
 import type { AnchorJournal } from "./anchorJournal.js";
 import type { TxPool } from "./pool.js";
 import type { Wallet, WalletAccount } from "./wallet.js";
 import type { Logger } from "./logger.js";
-
-export const MAX_ANCHORS_PER_TX = 100;
 
 interface Waiter {
   hash: Uint8Array;
@@ -161,7 +159,7 @@ export class AnchorBatcher {
 
   private schedule(): void {
     if (this.timer) return;
-    if (this.queue.length >= MAX_ANCHORS_PER_TX) {
+    if (this.queue.length >= MAX_ANCHORS) {
       this.flush();
       return;
     }
@@ -181,7 +179,7 @@ export class AnchorBatcher {
       this.timer = undefined;
     }
     while (this.queue.length > 0) {
-      const p = this.submit(this.queue.splice(0, MAX_ANCHORS_PER_TX));
+      const p = this.submit(this.queue.splice(0, MAX_ANCHORS));
       this.submitting.add(p);
       void p.finally(() => this.submitting.delete(p));
     }
@@ -193,12 +191,12 @@ export class AnchorBatcher {
     let signedId: string | undefined;
     try {
       const unsigned = createTx(
-        { type: 15, timestamp, fee: 0n, senderPublicKey: account.keyPair.publicKey, anchors: batch.map((w) => w.hash) },
+        { type: TxType.Anchor, timestamp, fee: 0n, senderPublicKey: account.keyPair.publicKey, anchors: batch.map((w) => w.hash) },
         this.ledger.config.chainIdByte,
       );
       const fee = minFee(unsigned, this.ledger.config.minFees);
       const tx = signTx(
-        createTx({ type: 15, timestamp, fee, senderPublicKey: account.keyPair.publicKey, anchors: batch.map((w) => w.hash) }, this.ledger.config.chainIdByte) as AnchorTx,
+        createTx({ type: TxType.Anchor, timestamp, fee, senderPublicKey: account.keyPair.publicKey, anchors: batch.map((w) => w.hash) }, this.ledger.config.chainIdByte) as AnchorTx,
         account.keyPair,
       );
       // signed here a moment ago: the pool need not verify it again

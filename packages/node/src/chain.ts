@@ -5,12 +5,11 @@
  * transactions of dropped blocks back to the pool.
  */
 import { base58Encode, equalBytes } from "@anchord/crypto";
-import { AnchordError, ErrorCode, isAnchordError, type Block, type SignedTx, type Transaction } from "@anchord/protocol";
-import { blockScore, validateBlockConsensus } from "@anchord/consensus";
-import type { Ledger } from "@anchord/state";
+import { AnchordError, ErrorCode, blockScore, isAnchordError, type Block, type SignedTx, type Transaction } from "@anchord/protocol";
+import { validateBlockConsensus } from "@anchord/consensus";
+import { Mutex, type Ledger } from "@anchord/state";
 import type { TxPool } from "./pool.js";
 import type { Logger } from "./logger.js";
-import { Mutex } from "./mutex.js";
 import { verifyBlocksAndTransactions, verifyTransactions } from "./verify.js";
 
 export type BlockSource = "local" | "gossip" | "sync";

@@ -16,6 +16,7 @@ import { toHex, uint64BE } from "@anchord/crypto";
 import {
   AnchordError,
   ErrorCode,
+  TxType,
   decodeTx,
   encodedTx,
   isSignedTx,
@@ -59,7 +60,7 @@ const verifiedKeys = new WeakMap<Transaction, string>();
  * never saw the original: a chain split).
  */
 export function verifiedKey(tx: Transaction): string {
-  if (tx.type === 1) return tx.id;
+  if (tx.type === TxType.Genesis) return tx.id;
   let key = verifiedKeys.get(tx);
   if (key === undefined) {
     const h = createHash("sha256");
@@ -287,7 +288,7 @@ export class TxPool {
     applyTx(this.overlay, tx, { height: this.ledger.height + 1 });
     if (seq >= this.seq) this.seq = seq + 1n;
     this.entries.set(tx.id, { tx, seq, bytes, feePerByte: Number(tx.fee) / bytes.length, addedAt: this.now() });
-    if (tx.type === 15) {
+    if (tx.type === TxType.Anchor) {
       for (const a of tx.anchors) {
         const hex = toHex(a);
         if (!this.anchors.has(hex)) this.anchors.set(hex, tx.id);

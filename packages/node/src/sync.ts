@@ -7,9 +7,8 @@
  * blocks is penalised.
  */
 import { equalBytes } from "@anchord/crypto";
-import { ErrorCode, decodeBlock, isAnchordError, type Block } from "@anchord/protocol";
+import { ErrorCode, blockScore, decodeBlock, isAnchordError, type Block } from "@anchord/protocol";
 import type { Network, SyncStatus } from "@anchord/network";
-import { blockScore } from "@anchord/consensus";
 import type { Chain } from "./chain.js";
 import type { Logger } from "./logger.js";
 

@@ -4,11 +4,11 @@
  * pool admission and block application never verify the same transaction twice.
  */
 import { defaultVerifyPool, type VerifyItem } from "@anchord/crypto";
-import { blockSigningBytes, encodeBlockHeader, type Block, type Transaction } from "@anchord/protocol";
+import { TxType, blockSigningBytes, encodeBlockHeader, type Block, type Transaction } from "@anchord/protocol";
 import type { VerifiedCache } from "./pool.js";
 
 function items(tx: Transaction): VerifyItem[] | undefined {
-  if (tx.type === 1) return [];
+  if (tx.type === TxType.Genesis) return [];
   const sender: VerifyItem = { keyType: tx.senderKeyType, publicKey: tx.senderPublicKey, message: tx.body, signature: tx.proofs[0] ?? new Uint8Array(0) };
   if (!tx.sponsor) return tx.proofs.length === 1 ? [sender] : undefined;
   if (tx.proofs.length !== 2) return undefined;
@@ -50,7 +50,7 @@ export async function verifyBlocksAndTransactions(
   const batch: VerifyItem[] = [];
   const bad: string[] = [];
   for (const tx of txs) {
-    if (tx.type === 1 || cache.has(tx)) continue;
+    if (tx.type === TxType.Genesis || cache.has(tx)) continue;
     const its = items(tx);
     if (!its) {
       bad.push(tx.id);

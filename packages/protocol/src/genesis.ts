@@ -8,6 +8,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { blake2b256, parseAddress, utf8 } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "./errors.js";
+import { INT64_MAX } from "./int64.js";
 import { parseJson, stringifyJson, toBigIntStrict, type JsonValue } from "./json.js";
 import { defaultNetworkConfig, LTO_FEES, type FeeSchedule, type Genesis, type GenesisBalance, type NetworkConfig } from "./config.js";
 import { assembleBlock } from "./block/create.js";
@@ -15,7 +16,6 @@ import { transactionsRoot } from "./block/root.js";
 import { BLOCK_VERSION, type Block } from "./block/types.js";
 import { createGenesisTx } from "./tx/create.js";
 
-const MAX_INT64 = (1n << 63n) - 1n;
 const MAX_GENESIS_BALANCES = 100_000;
 
 const FEE_KEYS = ["transfer", "lease", "cancelLease", "anchorBase", "anchorPerItem"] as const;
@@ -92,7 +92,7 @@ function parseFees(raw: unknown): FeeSchedule {
     if (!(FEE_KEYS as readonly string[]).includes(k)) throw invalid(`unknown key "fees.${k}" (known: ${FEE_KEYS.join(", ")})`);
   }
   const fees: Record<string, bigint> = {};
-  for (const k of FEE_KEYS) fees[k] = bigField(raw, k, `fees.${k}`, 1n, MAX_INT64, LTO_FEES[k]);
+  for (const k of FEE_KEYS) fees[k] = bigField(raw, k, `fees.${k}`, 1n, INT64_MAX, LTO_FEES[k]);
   return Object.freeze(fees as unknown as FeeSchedule);
 }
 
@@ -125,9 +125,9 @@ function parseBalances(raw: unknown, chainIdByte: number): GenesisBalance[] {
     const address = text.startsWith("address:") ? text.slice("address:".length) : text;
     if (seen.has(address)) throw invalid(`balances[${i}].address ${address} is listed twice`, { index: i });
     seen.add(address);
-    const amount = bigField(entry, "amount", `balances[${i}].amount`, 1n, MAX_INT64);
+    const amount = bigField(entry, "amount", `balances[${i}].amount`, 1n, INT64_MAX);
     total += amount;
-    if (total > MAX_INT64) throw invalid(`the total of the balances exceeds 2^63−1 at balances[${i}]`, { index: i });
+    if (total > INT64_MAX) throw invalid(`the total of the balances exceeds 2^63−1 at balances[${i}]`, { index: i });
     out.push(Object.freeze({ address, amount }));
   });
   return out;
@@ -146,12 +146,12 @@ export function genesisFromJson(value: unknown): Genesis {
   const name = value.name;
   const averageBlockDelayMs = intField(value, "averageBlockDelay", 100, 86_400_000);
   const timestamp = intField(value, "timestamp", 0, Number.MAX_SAFE_INTEGER);
-  const baseTarget = bigField(value, "baseTarget", "baseTarget", 1n, MAX_INT64);
+  const baseTarget = bigField(value, "baseTarget", "baseTarget", 1n, INT64_MAX);
   const base = defaultNetworkConfig(chainId, name, averageBlockDelayMs);
   const config: NetworkConfig = Object.freeze({
     ...base,
     minFees: parseFees(value.fees),
-    minGeneratingBalance: bigField(value, "minGeneratingBalance", "minGeneratingBalance", 0n, MAX_INT64, base.minGeneratingBalance),
+    minGeneratingBalance: bigField(value, "minGeneratingBalance", "minGeneratingBalance", 0n, INT64_MAX, base.minGeneratingBalance),
     generatingBalanceWindow: intField(value, "generatingBalanceWindow", 1, 100_000, base.generatingBalanceWindow),
     maxRollback: intField(value, "maxRollback", 1, 100_000, base.maxRollback),
     maxBlockTransactions: intField(value, "maxBlockTransactions", 1, 100_000, base.maxBlockTransactions),

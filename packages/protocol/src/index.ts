@@ -1,4 +1,5 @@
 export * from "./errors.js";
+export * from "./int64.js";
 export * from "./json.js";
 export * from "./config.js";
 export * from "./tx/types.js";
@@ -9,5 +10,6 @@ export * from "./tx/create.js";
 export * from "./tx/binary.js";
 export * from "./tx/json.js";
 export * from "./tx/validate.js";
+export { checkAmountRange } from "./tx/fields.js";
 export * from "./block/index.js";
 export * from "./genesis.js";

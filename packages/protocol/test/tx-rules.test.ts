@@ -83,9 +83,9 @@ describe("validateTxStateless", () => {
     ok(anchor([bytes(1), bytes(2)], 45_000_000n));
   });
 
-  it("amounts: zero is INVALID_AMOUNT, negative NEGATIVE_AMOUNT (never encoded)", () => {
-    rule(lease({ amount: 0n }), "INVALID_AMOUNT", "zero lease");
-    rule(transfer(bytes(0), 0n), "INVALID_AMOUNT", "zero transfer");
+  it("amounts: zero and negative are NEGATIVE_AMOUNT (LTO's code 111 for any amount ≤ 0; negative never encoded)", () => {
+    rule(lease({ amount: 0n }), "NEGATIVE_AMOUNT", "zero lease");
+    rule(transfer(bytes(0), 0n), "NEGATIVE_AMOUNT", "zero transfer");
     rule({ ...lease(), amount: -1n } as SignedTx, "NEGATIVE_AMOUNT", "negative in a forged object");
     // The client library would encode -1 as 00000000000000ff; we refuse to build it at all.
     expectCode(() => lease({ amount: -1n }), "NEGATIVE_AMOUNT", "createTx negative");

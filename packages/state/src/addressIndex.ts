@@ -10,7 +10,7 @@
  * on the page size, never on the chain's length or the address's transaction count.
  */
 import { base58Decode } from "@anchord/crypto";
-import type { Block, Transaction } from "@anchord/protocol";
+import { TxType, type Block, type Transaction } from "@anchord/protocol";
 import { Bucket } from "./buckets.js";
 import { ADDRESS, ID } from "./codec.js";
 import type { BatchOp } from "./db.js";
@@ -24,9 +24,9 @@ export function txAddresses(tx: Transaction, leaseRecipient: LeaseRecipientOf): 
   const add = (a: string | undefined): void => {
     if (a !== undefined && !out.includes(a)) out.push(a);
   };
-  if (tx.type !== 1) add(tx.sender);
-  if (tx.type === 1 || tx.type === 4 || tx.type === 8) add(tx.recipient);
-  else if (tx.type === 9) add(leaseRecipient(tx.leaseId));
+  if (tx.type !== TxType.Genesis) add(tx.sender);
+  if (tx.type === TxType.Genesis || tx.type === TxType.Transfer || tx.type === TxType.Lease) add(tx.recipient);
+  else if (tx.type === TxType.CancelLease) add(leaseRecipient(tx.leaseId));
   return out;
 }
 
@@ -66,7 +66,7 @@ export function addressIndexOps(block: Block, height: number, leaseRecipient: Le
   block.transactions.forEach((tx, position) => {
     const id = base58Decode(tx.id);
     for (const a of txAddresses(tx, leaseRecipient)) emit(addressTxKey(addr(a), height, position), id);
-    if (tx.type === 8) for (const a of [tx.sender, tx.recipient]) emit(addressLeaseKey(addr(a), height, id), EMPTY);
+    if (tx.type === TxType.Lease) for (const a of [tx.sender, tx.recipient]) emit(addressLeaseKey(addr(a), height, id), EMPTY);
   });
   return ops;
 }

@@ -9,6 +9,7 @@ import { addressFromPublicKey } from "@anchord/crypto";
 import {
   AnchordError,
   ErrorCode,
+  TxType,
   isAnchordError,
   validateTxStateless,
   validateTxTimestamp,
@@ -31,7 +32,7 @@ export interface BlockTransitionContext {
 
 function checkSigned(block: Block, index: number, ctx: BlockTransitionContext): void {
   const tx = block.transactions[index]!;
-  if (tx.type === 1) {
+  if (tx.type === TxType.Genesis) {
     throw new AnchordError(ErrorCode.UNSUPPORTED_TYPE, "genesis transactions are only valid in the genesis block");
   }
   validateTxStateless(tx, ctx.config);
@@ -40,7 +41,7 @@ function checkSigned(block: Block, index: number, ctx: BlockTransitionContext): 
 
 function checkSignatures(block: Block, index: number, ctx: BlockTransitionContext): void {
   const tx = block.transactions[index]!;
-  if (tx.type === 1 || ctx.verified?.(tx.id)) return;
+  if (tx.type === TxType.Genesis || ctx.verified?.(tx.id)) return;
   const ok: unknown = verifyTxSignatures(tx);
   if (ok === false) throw new AnchordError(ErrorCode.INVALID_SIGNATURE, `invalid signature on transaction ${tx.id}`);
 }
@@ -58,7 +59,7 @@ export function applyBlockTransactions(view: MutableStateView, block: Block, ctx
     const tx = block.transactions[i]!;
     try {
       if (genesis) {
-        if (tx.type !== 1) throw new AnchordError(ErrorCode.MALFORMED, "the genesis block holds genesis transactions only");
+        if (tx.type !== TxType.Genesis) throw new AnchordError(ErrorCode.MALFORMED, "the genesis block holds genesis transactions only");
       } else {
         checkSigned(block, i, ctx);
       }

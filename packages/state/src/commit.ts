@@ -4,7 +4,7 @@
  * The ledger writes the batch first and updates memory only once it is durable.
  */
 import { base58Decode, base58Encode, toHex } from "@anchord/crypto";
-import type { Block, NetworkConfig } from "@anchord/protocol";
+import { TxType, type Block, type NetworkConfig } from "@anchord/protocol";
 import { Bucket, META_TIP, heightKey, historyKey, key, metaKey } from "./buckets.js";
 import { addressIndexOps } from "./addressIndex.js";
 import { blockTxBytes, SIGNED_HEADER_LENGTH } from "./blockBytes.js";
@@ -92,7 +92,7 @@ export function planBlock(input: BlockPlanInput): Plan {
   block.transactions.forEach((tx, position) => {
     const txKey = lookups.txKeys[position]!;
     put(txKey, encodeTxLocation(height, position, txBytes[position]!));
-    if (tx.type !== 15) return;
+    if (tx.type !== TxType.Anchor) return;
     for (const a of tx.anchors) {
       const hex = toHex(a);
       if (anchoredHere.has(hex) || !lookups.newAnchors.has(hex)) continue;

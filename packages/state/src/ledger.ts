@@ -15,6 +15,7 @@ import {
   createGenesisBlock,
   decodeBlock,
   decodeTx,
+  blockScore,
   encodedBlock,
   type Block,
   type BlockHeader,
@@ -32,8 +33,7 @@ import { decodeStoredHeader, loadHeaders, loadMemory, type StoredHeader } from "
 import { ActiveLeases, type AccountRecord } from "./memory.js";
 import { createOverlay, type Overlay } from "./overlay.js";
 import { prefetch, type BlockLookups } from "./prefetch.js";
-import { blockScore } from "./score.js";
-import { Serial } from "./serial.js";
+import { Mutex } from "./mutex.js";
 import { balanceDetails, ZERO_ACCOUNT, type BalanceDetails, type LeaseInfo, type StateView } from "./types.js";
 
 export interface LedgerOptions {
@@ -88,7 +88,7 @@ export class Ledger {
   private readonly memory: LedgerMemory = { accounts: new Map<string, AccountRecord>(), active: new ActiveLeases() };
   private readonly headers = new Map<number, StoredHeader>();
   private readonly heights = new Map<string, number>();
-  private readonly serial = new Serial();
+  private readonly serial = new Mutex();
   private readonly view: StateView;
   private tip = 0;
   private tipHeader: StoredHeader | undefined;

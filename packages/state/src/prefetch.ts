@@ -4,7 +4,7 @@
  * per transaction and per anchor).
  */
 import { base58Decode, toHex } from "@anchord/crypto";
-import type { Block } from "@anchord/protocol";
+import { TxType, type Block } from "@anchord/protocol";
 import { Bucket, key } from "./buckets.js";
 import type { Db } from "./db.js";
 
@@ -25,7 +25,7 @@ export async function prefetch(db: Db, block: Block): Promise<BlockLookups> {
   const anchorKeys: Uint8Array[] = [];
   const seen = new Set<string>();
   for (const tx of block.transactions) {
-    if (tx.type !== 15) continue;
+    if (tx.type !== TxType.Anchor) continue;
     for (const a of tx.anchors) {
       const hex = toHex(a);
       if (seen.has(hex)) continue;

@@ -12,7 +12,7 @@
  * transfer / lease: amount + fee ≤ available; anchor: fee ≤ available; cancel: fee ≤ available +
  * the amount the cancel releases. With a sponsor, the sponsor pays the fee and the sender the amount.
  */
-import { AnchordError, ErrorCode, type Transaction } from "@anchord/protocol";
+import { AnchordError, ErrorCode, TxType, type Transaction } from "@anchord/protocol";
 import type { AccountState, LeaseInfo, MutableStateView, StateView } from "./types.js";
 
 export interface TxContext {
@@ -98,7 +98,7 @@ export function applyTx(view: MutableStateView, tx: Transaction, ctx: TxContext)
   }
   const deltas = new Deltas();
   let lease: LeaseInfo | undefined;
-  if (tx.type === 1) {
+  if (tx.type === TxType.Genesis) {
     if (ctx.height !== 1) {
       throw new AnchordError(ErrorCode.UNSUPPORTED_TYPE, "genesis transactions are only valid in the genesis block");
     }
@@ -107,23 +107,23 @@ export function applyTx(view: MutableStateView, tx: Transaction, ctx: TxContext)
     const payer = tx.sponsor ? tx.sponsor.address : tx.sender;
     deltas.add(payer, tx.sponsor ? "sponsor" : "sender", -tx.fee, 0n, 0n);
     switch (tx.type) {
-      case 4:
+      case TxType.Transfer:
         deltas.add(tx.sender, "sender", -tx.amount, 0n, 0n);
         deltas.add(tx.recipient, "recipient", tx.amount, 0n, 0n);
         break;
-      case 8:
+      case TxType.Lease:
         deltas.add(tx.sender, "sender", 0n, 0n, tx.amount);
         deltas.add(tx.recipient, "recipient", 0n, tx.amount, 0n);
         lease = { id: tx.id, sender: tx.sender, recipient: tx.recipient, amount: tx.amount, status: "active", height: ctx.height };
         break;
-      case 9: {
+      case TxType.CancelLease: {
         const active = activeLeaseFor(view, tx.leaseId, tx.sender);
         deltas.add(active.sender, "sender", 0n, 0n, -active.amount);
         deltas.add(active.recipient, "recipient", 0n, -active.amount, 0n);
         lease = { ...active, status: "canceled", cancelHeight: ctx.height, cancelTxId: tx.id };
         break;
       }
-      case 15:
+      case TxType.Anchor:
         break;
     }
   }

@@ -1,4 +1,5 @@
 /** The undo record of a block: what rolling it back needs (layout below, docs/storage.md §4). */
+import { MAX_ANCHOR_BYTES } from "@anchord/protocol";
 import { ADDRESS, ID, buf, corrupt } from "./codec.js";
 import type { HistoryEntry } from "./history.js";
 import type { AccountState } from "./types.js";
@@ -129,6 +130,8 @@ export function encodeUndo(u: UndoRecord): Uint8Array {
   }
   w.u32(u.anchors.length);
   for (const a of u.anchors) {
+    // one length byte: the protocol's anchor limit (MAX_ANCHOR_BYTES, 80) is the only maximum
+    if (a.length > MAX_ANCHOR_BYTES) throw new RangeError(`anchor of ${a.length} bytes is over MAX_ANCHOR_BYTES`);
     w.u8(a.length);
     w.bytes(a);
   }

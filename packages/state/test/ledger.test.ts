@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { AnchordError, TOKEN, decodeBlock, encodeBlock, type SignedTx } from "@anchord/protocol";
-import { Bucket, Ledger, blockScore } from "../src/index.js";
+import { AnchordError, TOKEN, blockScore, decodeBlock, encodeBlock, type SignedTx } from "@anchord/protocol";
+import { Bucket, Ledger } from "../src/index.js";
 import {
   account,
   anchor,

@@ -6,6 +6,7 @@
  */
 import { base58Encode, blake2b256, utf8, verify } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "../errors.js";
+import { INT64_MAX } from "../int64.js";
 import {
   BLOCK_HEADER_LENGTH,
   BLOCK_HEADER_WITH_SIGNATURE_LENGTH,
@@ -18,7 +19,6 @@ import {
 
 export { BLOCK_SIGNATURE_LENGTH };
 const HASH_LENGTH = 32;
-const MAX_INT64 = (1n << 63n) - 1n;
 const DOMAIN = utf8(BLOCK_SIGNATURE_DOMAIN);
 
 /** Offsets of the header fields. */
@@ -45,7 +45,7 @@ function checkHash(name: string, v: Uint8Array): void {
 export function encodeBlockHeader(h: UnsignedHeaderFields): Uint8Array {
   if (!Number.isInteger(h.version) || h.version < 0 || h.version > 255) throw fieldError(`block version ${h.version} is not a byte`);
   if (!Number.isSafeInteger(h.timestamp) || h.timestamp < 0) throw fieldError(`block timestamp ${h.timestamp} is not a non-negative safe integer`);
-  if (h.baseTarget <= 0n || h.baseTarget > MAX_INT64) throw fieldError(`block base target ${h.baseTarget} is outside 1…2^63−1`);
+  if (h.baseTarget <= 0n || h.baseTarget > INT64_MAX) throw fieldError(`block base target ${h.baseTarget} is outside 1…2^63−1`);
   if (!Number.isInteger(h.transactionCount) || h.transactionCount < 0 || h.transactionCount > 0xffffffff) {
     throw fieldError(`block transaction count ${h.transactionCount} is not a uint32`);
   }

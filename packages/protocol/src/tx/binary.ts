@@ -19,7 +19,7 @@ import { AnchordError, ErrorCode } from "../errors.js";
 import { parseTxBody } from "./bodyDecode.js";
 import { buildTx, createGenesisTx, makeSponsor, withProofs } from "./create.js";
 import { ByteReader } from "./reader.js";
-import type { Sponsor, Transaction } from "./types.js";
+import { TxType, type Sponsor, type Transaction } from "./types.js";
 
 export const TX_FORMAT_VERSION = 1;
 export const MAX_TX_BYTES = 64 * 1024;
@@ -50,7 +50,7 @@ export function encodeTx(tx: Transaction): Uint8Array {
 }
 
 function encodeTxUncached(tx: Transaction): Uint8Array {
-  const sponsor = tx.type === 1 ? undefined : tx.sponsor;
+  const sponsor = tx.type === TxType.Genesis ? undefined : tx.sponsor;
   if (tx.proofs.length > MAX_PROOFS) throw malformed(`a transaction carries at most ${MAX_PROOFS} proofs`);
   const parts: Uint8Array[] = [Uint8Array.of(TX_FORMAT_VERSION), uint32BE(tx.body.length), tx.body];
   parts.push(sponsor ? concatBytes(Uint8Array.of(1, KEY_TYPE_BYTE[sponsor.keyType]), sponsor.publicKey) : Uint8Array.of(0));
@@ -100,7 +100,7 @@ function decodeTxBytes(bytes: Uint8Array, chainId: number, owned: boolean): Tran
   r.end();
 
   const fields = parseTxBody(body, chainId);
-  if (fields.type === 1) {
+  if (fields.type === TxType.Genesis) {
     if (sponsorKey || count > 0) throw malformed("a genesis transaction has no sponsor and no proofs");
     const genesis = createGenesisTx(fields.recipient, fields.amount, fields.timestamp, chainId);
     if (!equalBytes(genesis.body, body)) throw malformed("non-canonical genesis body");

@@ -18,7 +18,7 @@
 import { KEY_TYPE_BYTE, concatBytes, int64BE, knownAddressBytes, tryBase58Decode, uint16BE, type KeyType } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "../errors.js";
 import { MAX_U16, checkAmount, checkFee, checkTimestamp } from "./fields.js";
-import type { Transaction } from "./types.js";
+import { TxType, type Transaction } from "./types.js";
 
 type Computed = "body" | "id" | "proofs" | "sender" | "sponsor";
 type OmitComputed<T> = T extends unknown ? Omit<T, Computed> : never;
@@ -63,7 +63,7 @@ function unsupportedVersion(type: number, version: number): never {
 
 /** The signed bytes of a transaction (see the layouts above). */
 export function txBody(tx: TxBodyFields): Uint8Array {
-  if (tx.type === 1) {
+  if (tx.type === TxType.Genesis) {
     return concatBytes(u8(1), int64BE(checkTimestamp(tx.timestamp)), recipientBytes(tx.recipient), int64BE(checkAmount(tx.amount)));
   }
   const { type, version, chainId, timestamp: ts, fee, senderKeyType: kt, senderPublicKey: pk } = tx;
@@ -73,26 +73,26 @@ export function txBody(tx: TxBodyFields): Uint8Array {
   const time = (): Uint8Array => int64BE(checkTimestamp(ts));
   const feeBytes = (): Uint8Array => int64BE(checkFee(fee));
   switch (tx.type) {
-    case 4: {
+    case TxType.Transfer: {
       const amount = int64BE(checkAmount(tx.amount));
       const attachment = shortBytes(tx.attachment, "attachment");
       if (version === 3) return concatBytes(header3(type, chainId, ts, kt, pk, fee), recipientBytes(tx.recipient), amount, attachment);
       if (version === 2) return concatBytes(u8(4, 2), pk, time(), amount, feeBytes(), recipientBytes(tx.recipient), attachment);
       break;
     }
-    case 8: {
+    case TxType.Lease: {
       const amount = int64BE(checkAmount(tx.amount));
       if (version === 3) return concatBytes(header3(type, chainId, ts, kt, pk, fee), recipientBytes(tx.recipient), amount);
       if (version === 2) return concatBytes(u8(8, 2, 0), pk, recipientBytes(tx.recipient), amount, feeBytes(), time());
       break;
     }
-    case 9: {
+    case TxType.CancelLease: {
       const leaseId = leaseIdBytes(tx.leaseId);
       if (version === 3) return concatBytes(header3(type, chainId, ts, kt, pk, fee), leaseId);
       if (version === 2) return concatBytes(u8(9, 2, chainId), pk, feeBytes(), time(), leaseId);
       break;
     }
-    case 15: {
+    case TxType.Anchor: {
       if (version === 3) return concatBytes(header3(type, chainId, ts, kt, pk, fee), anchorsBytes(tx.anchors));
       if (version === 1) return concatBytes(u8(15, 1), pk, anchorsBytes(tx.anchors), time(), feeBytes());
       break;

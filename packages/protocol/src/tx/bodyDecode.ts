@@ -6,7 +6,7 @@
 import { KEY_TYPE_BY_BYTE, PUBLIC_KEY_LENGTH, base58Encode, type KeyType } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "../errors.js";
 import { ByteReader } from "./reader.js";
-import { TX_VERSIONS, type TxType, type UnsignedTxFields } from "./types.js";
+import { TX_VERSIONS, TxType, type UnsignedTxFields } from "./types.js";
 
 export interface GenesisFields {
   type: 1;
@@ -59,16 +59,16 @@ function parseV3(r: ByteReader, type: Exclude<TxType, 1>, chainId: number): Unsi
   const fee = r.i64();
   const base = { version: 3, timestamp, fee, senderKeyType, senderPublicKey };
   switch (type) {
-    case 4: {
+    case TxType.Transfer: {
       const recipient = readRecipient(r);
       const amount = r.i64();
       return { type, ...base, recipient, amount, attachment: r.bytes(r.u16()) };
     }
-    case 8:
+    case TxType.Lease:
       return { type, ...base, recipient: readRecipient(r), amount: r.i64() };
-    case 9:
+    case TxType.CancelLease:
       return { type, ...base, leaseId: readLeaseId(r) };
-    case 15:
+    case TxType.Anchor:
       return { type, ...base, anchors: readAnchors(r) };
   }
 }
@@ -76,7 +76,7 @@ function parseV3(r: ByteReader, type: Exclude<TxType, 1>, chainId: number): Unsi
 function parseOld(r: ByteReader, type: Exclude<TxType, 1>, version: number, chainId: number): UnsignedTxFields {
   const senderKeyType = "ed25519" as const;
   switch (type) {
-    case 4: {
+    case TxType.Transfer: {
       const senderPublicKey = r.bytes(32);
       const timestamp = timestampOf(r.i64());
       const amount = r.i64();
@@ -84,7 +84,7 @@ function parseOld(r: ByteReader, type: Exclude<TxType, 1>, version: number, chai
       const recipient = readRecipient(r);
       return { type, version, timestamp, fee, senderKeyType, senderPublicKey, recipient, amount, attachment: r.bytes(r.u16()) };
     }
-    case 8: {
+    case TxType.Lease: {
       const flag = r.u8();
       if (flag !== 0) throw new AnchordError(ErrorCode.MALFORMED, `lease v2 asset flag must be 0, got ${flag}`);
       const senderPublicKey = r.bytes(32);
@@ -93,14 +93,14 @@ function parseOld(r: ByteReader, type: Exclude<TxType, 1>, version: number, chai
       const fee = r.i64();
       return { type, version, timestamp: timestampOf(r.i64()), fee, senderKeyType, senderPublicKey, recipient, amount };
     }
-    case 9: {
+    case TxType.CancelLease: {
       readChain(r, chainId);
       const senderPublicKey = r.bytes(32);
       const fee = r.i64();
       const timestamp = timestampOf(r.i64());
       return { type, version, timestamp, fee, senderKeyType, senderPublicKey, leaseId: readLeaseId(r) };
     }
-    case 15: {
+    case TxType.Anchor: {
       const senderPublicKey = r.bytes(32);
       const anchors = readAnchors(r);
       const timestamp = timestampOf(r.i64());
@@ -113,7 +113,7 @@ function parseOld(r: ByteReader, type: Exclude<TxType, 1>, version: number, chai
 export function parseTxBody(body: Uint8Array, chainId: number): ParsedTxBody {
   const r = new ByteReader(body, "transaction body");
   const type = r.u8();
-  if (type === 1) {
+  if (type === TxType.Genesis) {
     const timestamp = timestampOf(r.i64());
     const recipient = readRecipient(r);
     const amount = r.i64();

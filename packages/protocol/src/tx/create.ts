@@ -25,7 +25,7 @@ import {
   checkPublicKey,
   checkTimestamp,
 } from "./fields.js";
-import { TX_VERSIONS, type GenesisTx, type SignedTx, type Sponsor, type Transaction, type UnsignedTxFields } from "./types.js";
+import { TX_VERSIONS, TxType, type GenesisTx, type SignedTx, type Sponsor, type Transaction, type UnsignedTxFields } from "./types.js";
 
 function checkChainId(chainId: number): number {
   if (!Number.isInteger(chainId) || chainId < 0 || chainId > 255) {
@@ -57,7 +57,7 @@ function readAnchors(value: unknown): readonly Uint8Array[] {
 export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: boolean, parsedBody?: Uint8Array): SignedTx {
   checkChainId(chainId);
   const type = fields?.type as number;
-  if (type === 1 || !Object.hasOwn(TX_VERSIONS, type)) {
+  if (type === TxType.Genesis || !Object.hasOwn(TX_VERSIONS, type)) {
     throw new AnchordError(ErrorCode.UNSUPPORTED_TYPE, `transaction type ${String(type)} is not supported`, { type });
   }
   const versions = TX_VERSIONS[fields.type];
@@ -82,23 +82,23 @@ export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: bool
   };
   let tx: TxBodyFields;
   switch (fields.type) {
-    case 4:
+    case TxType.Transfer:
       tx = {
-        type: 4,
+        type: TxType.Transfer,
         ...base,
         recipient: checkAddress(fields.recipient, chainId, "recipient"),
         amount: checkAmount(fields.amount),
         attachment: checkBytes(fields.attachment ?? new Uint8Array(0), MAX_U16, "attachment"),
       };
       break;
-    case 8:
-      tx = { type: 8, ...base, recipient: checkAddress(fields.recipient, chainId, "recipient"), amount: checkAmount(fields.amount) };
+    case TxType.Lease:
+      tx = { type: TxType.Lease, ...base, recipient: checkAddress(fields.recipient, chainId, "recipient"), amount: checkAmount(fields.amount) };
       break;
-    case 9:
-      tx = { type: 9, ...base, leaseId: base58Encode(checkBase58(fields.leaseId, 32, "leaseId")) };
+    case TxType.CancelLease:
+      tx = { type: TxType.CancelLease, ...base, leaseId: base58Encode(checkBase58(fields.leaseId, 32, "leaseId")) };
       break;
-    case 15:
-      tx = { type: 15, ...base, anchors: readAnchors(fields.anchors) };
+    case TxType.Anchor:
+      tx = { type: TxType.Anchor, ...base, anchors: readAnchors(fields.anchors) };
       break;
   }
   const body = parsedBody === undefined ? txBody(tx) : Uint8Array.from(parsedBody);
@@ -157,7 +157,7 @@ export function sponsorTx<T extends SignedTx>(tx: T, kp: KeyPair): T {
 export function createGenesisTx(recipient: string, amount: bigint, timestamp: number, chainId: number): GenesisTx {
   checkChainId(chainId);
   const fields = {
-    type: 1,
+    type: TxType.Genesis,
     version: 1,
     chainId,
     timestamp: checkTimestamp(timestamp),

@@ -11,7 +11,7 @@ import {
   type KeyType,
 } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "../errors.js";
-import { INT64_MAX } from "./reader.js";
+import { INT64_MAX } from "../int64.js";
 
 /** Largest length a u16 length prefix can carry. */
 export const MAX_U16 = 0xffff;
@@ -30,13 +30,24 @@ export function checkFee(fee: unknown): bigint {
   return fee;
 }
 
+/**
+ * The amount rule, written once (PROTOCOL.md §3; docs/protocol.md §1.4): an amount is 1 … 2^63−1.
+ * Not positive → NEGATIVE_AMOUNT (LTO's "negative amount", HTTP code 111, which LTO answers for any
+ * amount ≤ 0); beyond int64 → INVALID_AMOUNT. `zero: "parses"` is for the decoders and factories: a
+ * zero amount can be encoded, and the stateless rules (validate.ts) then reject it.
+ */
+export function checkAmountRange(amount: bigint, zero: "parses" | "rejected"): bigint {
+  if (amount < 0n) throw new AnchordError(ErrorCode.NEGATIVE_AMOUNT, "amount must not be negative", { amount });
+  if (amount === 0n && zero === "rejected") throw new AnchordError(ErrorCode.NEGATIVE_AMOUNT, "amount must be positive", { amount });
+  if (amount > INT64_MAX) throw new AnchordError(ErrorCode.INVALID_AMOUNT, "amount exceeds 2^63-1", { amount });
+  return amount;
+}
+
 export function checkAmount(amount: unknown): bigint {
   if (typeof amount !== "bigint") {
     throw new AnchordError(ErrorCode.INVALID_FIELD, "amount must be an integer", { field: "amount" });
   }
-  if (amount < 0n) throw new AnchordError(ErrorCode.NEGATIVE_AMOUNT, "amount must not be negative", { amount });
-  if (amount > INT64_MAX) throw new AnchordError(ErrorCode.INVALID_AMOUNT, "amount exceeds 2^63-1", { amount });
-  return amount;
+  return checkAmountRange(amount, "parses");
 }
 
 /** Validates an address of `chainId` (optionally `address:`-prefixed); returns its canonical base58. */

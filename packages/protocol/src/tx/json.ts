@@ -10,8 +10,8 @@ import { AnchordError, ErrorCode } from "../errors.js";
 import type { JsonValue } from "../json.js";
 import { MAX_PROOFS } from "./binary.js";
 import { createTx, makeSponsor, withProofs } from "./create.js";
-import { checkAddress, checkBase58, checkKeyType } from "./fields.js";
-import { TX_VERSIONS, type SignedTx, type Sponsor, type Transaction, type UnsignedTxFields } from "./types.js";
+import { checkAddress, checkAmountRange, checkBase58, checkKeyType } from "./fields.js";
+import { TX_VERSIONS, TxType, type SignedTx, type Sponsor, type Transaction, type UnsignedTxFields } from "./types.js";
 
 type Obj = { readonly [k: string]: unknown };
 
@@ -34,10 +34,7 @@ function readInteger(v: unknown, field: string): bigint {
 }
 
 function readAmount(v: unknown): bigint {
-  const n = readInteger(v, "amount");
-  if (n < 0n) throw new AnchordError(ErrorCode.NEGATIVE_AMOUNT, "amount must not be negative", { amount: n });
-  if (n >= 1n << 63n) throw new AnchordError(ErrorCode.INVALID_AMOUNT, "amount exceeds 2^63-1", { amount: n });
-  return n;
+  return checkAmountRange(readInteger(v, "amount"), "parses");
 }
 
 function readTimestamp(v: unknown): number {
@@ -68,21 +65,21 @@ function readKey(keyTypeValue: unknown, keyValue: unknown, prefix: "sender" | "s
   return { keyType, key };
 }
 
-function readTypeFields(o: Obj, type: 4 | 8 | 9 | 15): Record<string, unknown> {
+function readTypeFields(o: Obj, type: Exclude<TxType, typeof TxType.Genesis>): Record<string, unknown> {
   switch (type) {
-    case 4: {
+    case TxType.Transfer: {
       const attachment = present(o.attachment) ? checkBase58Any(o.attachment, "attachment") : new Uint8Array(0);
       return { recipient: o.recipient, amount: readAmount(o.amount), attachment };
     }
-    case 8:
+    case TxType.Lease:
       return { recipient: o.recipient, amount: readAmount(o.amount) };
-    case 9: {
+    case TxType.CancelLease: {
       if (present(o.leaseId) && present(o.txId) && o.leaseId !== o.txId) throw invalid("txId", "differs from leaseId");
       const leaseId = present(o.leaseId) ? o.leaseId : o.txId;
       if (typeof leaseId !== "string") throw invalid("leaseId", "must be a base58 string");
       return { leaseId };
     }
-    case 15: {
+    case TxType.Anchor: {
       if (!Array.isArray(o.anchors)) throw invalid("anchors", "must be an array of base58 strings");
       return { anchors: o.anchors.map((a: unknown) => checkBase58Any(a, "anchor", ErrorCode.INVALID_ANCHOR)) };
     }
@@ -123,7 +120,7 @@ export function txFromJson(value: unknown, chainId: number): SignedTx {
   const o = value;
   if (typeof o.type !== "number" || !Number.isInteger(o.type)) throw invalid("type", "must be an integer");
   const type = o.type;
-  if (type === 1 || !Object.hasOwn(TX_VERSIONS, type)) {
+  if (type === TxType.Genesis || !Object.hasOwn(TX_VERSIONS, type)) {
     throw new AnchordError(ErrorCode.UNSUPPORTED_TYPE, `transaction type ${type} is not supported`, { type });
   }
   const t = type as 4 | 8 | 9 | 15;
@@ -149,8 +146,8 @@ export function txFromJson(value: unknown, chainId: number): SignedTx {
 
 /** The full transaction JSON (with `id`), keys in the order the client library uses. */
 export function txToJson(tx: Transaction): Record<string, JsonValue> {
-  if (tx.type === 1) {
-    return { type: 1, version: 1, id: tx.id, fee: tx.fee, timestamp: tx.timestamp, recipient: tx.recipient, amount: tx.amount };
+  if (tx.type === TxType.Genesis) {
+    return { type: TxType.Genesis, version: 1, id: tx.id, fee: tx.fee, timestamp: tx.timestamp, recipient: tx.recipient, amount: tx.amount };
   }
   const proofs = tx.proofs.map((p) => base58Encode(p));
   const out: Record<string, JsonValue> = {
@@ -169,16 +166,16 @@ export function txToJson(tx: Transaction): Record<string, JsonValue> {
   out.fee = tx.fee;
   out.timestamp = tx.timestamp;
   switch (tx.type) {
-    case 4:
+    case TxType.Transfer:
       Object.assign(out, { amount: tx.amount, recipient: tx.recipient, attachment: base58Encode(tx.attachment), proofs });
       break;
-    case 8:
+    case TxType.Lease:
       Object.assign(out, { recipient: tx.recipient, amount: tx.amount, proofs });
       break;
-    case 9:
+    case TxType.CancelLease:
       Object.assign(out, { proofs, leaseId: tx.leaseId });
       break;
-    case 15:
+    case TxType.Anchor:
       out.anchors = tx.anchors.map((a) => base58Encode(a));
       if (tx.version === 1 && proofs.length > 0) out.signature = proofs[0]!;
       out.proofs = proofs;

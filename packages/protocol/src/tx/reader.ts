@@ -4,7 +4,6 @@
  */
 import { AnchordError, ErrorCode } from "../errors.js";
 
-export const INT64_MAX = (1n << 63n) - 1n;
 
 export class ByteReader {
   private offset = 0;

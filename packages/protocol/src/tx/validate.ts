@@ -5,8 +5,9 @@
 import { SIGNATURE_LENGTH, compareBytes, toHex, verify } from "@anchord/crypto";
 import type { FeeSchedule, NetworkConfig } from "../config.js";
 import { AnchordError, ErrorCode } from "../errors.js";
-import { INT64_MAX } from "./reader.js";
-import type { Transaction } from "./types.js";
+import { INT64_MAX } from "../int64.js";
+import { checkAmountRange } from "./fields.js";
+import { TxType, type Transaction } from "./types.js";
 
 export const MAX_ANCHORS = 100;
 export const MAX_ANCHOR_BYTES = 80;
@@ -15,23 +16,17 @@ export const MAX_ATTACHMENT_BYTES = 140;
 /** Minimum fee of a transaction under `fees` (genesis: 0). */
 export function minFee(tx: Transaction, fees: FeeSchedule): bigint {
   switch (tx.type) {
-    case 1:
+    case TxType.Genesis:
       return 0n;
-    case 4:
+    case TxType.Transfer:
       return fees.transfer;
-    case 8:
+    case TxType.Lease:
       return fees.lease;
-    case 9:
+    case TxType.CancelLease:
       return fees.cancelLease;
-    case 15:
+    case TxType.Anchor:
       return fees.anchorBase + fees.anchorPerItem * BigInt(tx.anchors.length);
   }
-}
-
-function checkAmount(amount: bigint): void {
-  if (amount < 0n) throw new AnchordError(ErrorCode.NEGATIVE_AMOUNT, "amount must not be negative", { amount });
-  if (amount === 0n) throw new AnchordError(ErrorCode.INVALID_AMOUNT, "amount must be positive");
-  if (amount > INT64_MAX) throw new AnchordError(ErrorCode.INVALID_AMOUNT, "amount exceeds 2^63-1", { amount });
 }
 
 function checkAnchors(anchors: readonly Uint8Array[]): void {
@@ -56,8 +51,8 @@ function checkAnchors(anchors: readonly Uint8Array[]): void {
  * byte where v3 has the chain id) and anchor v1 do not: see PROTOCOL.md §3.
  */
 export function bodyHasChainId(type: number, version: number): boolean {
-  if (type === 4 || type === 8) return version !== 2;
-  if (type === 15) return version !== 1;
+  if (type === TxType.Transfer || type === TxType.Lease) return version !== 2;
+  if (type === TxType.Anchor) return version !== 1;
   return true;
 }
 
@@ -81,9 +76,9 @@ export function validateTxStateless(tx: Transaction, config: NetworkConfig): voi
   if (!Number.isSafeInteger(tx.timestamp) || tx.timestamp < 0) {
     throw new AnchordError(ErrorCode.INVALID_FIELD, "timestamp must be a non-negative safe integer", { field: "timestamp" });
   }
-  if (tx.type === 1) {
+  if (tx.type === TxType.Genesis) {
     if (tx.fee !== 0n || tx.proofs.length !== 0) throw new AnchordError(ErrorCode.MALFORMED, "genesis has no fee and no proofs");
-    checkAmount(tx.amount);
+    checkAmountRange(tx.amount, "rejected");
     return;
   }
   const min = minFee(tx, config.minFees);
@@ -94,19 +89,19 @@ export function validateTxStateless(tx: Transaction, config: NetworkConfig): voi
     throw new AnchordError(ErrorCode.INVALID_PUBLIC_KEY, `version ${tx.version} transactions take ed25519 senders and no sponsor`);
   }
   switch (tx.type) {
-    case 4:
-      checkAmount(tx.amount);
+    case TxType.Transfer:
+      checkAmountRange(tx.amount, "rejected");
       if (tx.attachment.length > MAX_ATTACHMENT_BYTES) {
         throw new AnchordError(ErrorCode.INVALID_FIELD, `attachment exceeds ${MAX_ATTACHMENT_BYTES} bytes`, { field: "attachment" });
       }
       break;
-    case 8:
-      checkAmount(tx.amount);
+    case TxType.Lease:
+      checkAmountRange(tx.amount, "rejected");
       if (tx.recipient === tx.sender) throw new AnchordError(ErrorCode.TO_SELF, "cannot lease to yourself");
       break;
-    case 9:
+    case TxType.CancelLease:
       break;
-    case 15:
+    case TxType.Anchor:
       checkAnchors(tx.anchors);
       break;
   }
@@ -120,7 +115,7 @@ export function validateTxStateless(tx: Transaction, config: NetworkConfig): voi
 
 /** proofs[0] by the sender and, with a sponsor, proofs[1] by the sponsor, both over the body. */
 export function verifyTxSignatures(tx: Transaction): boolean {
-  if (tx.type === 1) return tx.proofs.length === 0;
+  if (tx.type === TxType.Genesis) return tx.proofs.length === 0;
   const expected = tx.sponsor ? 2 : 1;
   if (tx.proofs.length !== expected) return false;
   if (!verify(tx.senderKeyType, tx.senderPublicKey, tx.body, tx.proofs[0]!)) return false;

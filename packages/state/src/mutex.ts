@@ -1,4 +1,8 @@
-/** A FIFO async mutex: every ledger mutation runs through one, so blocks apply one at a time. */
+/**
+ * A FIFO async mutex: jobs run one at a time, in call order, whether the one before resolved or
+ * rejected. The ledger's writes (so blocks apply one at a time) and the node's chain manager both
+ * use this one.
+ */
 export class Mutex {
   private tail: Promise<unknown> = Promise.resolve();
 
