@@ -254,11 +254,15 @@ describe("the web page in a browser", () => {
     await page.getByLabel("API token").fill(API_TOKEN);
     await page.getByRole("button", { name: "Cancel this lease" }).click();
     await page.waitForSelector("#cancel-result .ok");
+    const cancelId = (await page.textContent("#cancel-result .ok a"))!;
+    expect(cancelId).toMatch(/^[1-9A-HJ-NP-Za-km-z]{43,44}$/);
     await shot("lease");
     await waitFor("the lease canceled", async () => ((await get<{ status?: string }>(`/transactions/info/${leaseId}`)).status ?? "") === "canceled", 60_000, 250);
     await page.reload();
     await page.waitForSelector("#lease-status");
     expect(await page.textContent("#lease-status")).toBe("canceled");
+    // the cancel, from GET /leasing/info where the node serves it
+    if ((await fetch(`${base}/leasing/info/${leaseId}`)).status === 200) expect(await page.textContent("main")).toContain(cancelId);
   });
 
   it("anchor: refused without the token, with the reason; anchored with it, then the proof", async () => {

@@ -15,13 +15,18 @@ function anchorsList(anchors: readonly string[]): HTMLElement {
   );
 }
 
-async function leaseStatus(tx: Tx): Promise<string | undefined> {
-  if (typeof tx["status"] === "string") return tx["status"];
+interface LeaseState {
+  status?: string;
+  cancelTransactionId?: string;
+  cancelHeight?: number;
+}
+
+/** GET /leasing/info/:id (status and the cancel), or the status transactions/info carries. */
+async function leaseState(tx: Tx): Promise<LeaseState> {
   try {
-    const info = await api(`leasing/info/${tx.id}`);
-    return typeof info["status"] === "string" ? info["status"] : undefined;
+    return await api<LeaseState>(`leasing/info/${tx.id}`);
   } catch {
-    return undefined;
+    return { status: typeof tx["status"] === "string" ? tx["status"] : undefined };
   }
 }
 
@@ -66,8 +71,9 @@ export async function txPage(main: HTMLElement, id: string, alive: () => boolean
   }
   const status = await nodeStatus();
   const isLease = tx.type === 8;
-  const leaseState = isLease && !pooled ? await leaseStatus(tx) : undefined;
-  const wallet = isLease && leaseState === "active" ? await api<string[]>("wallet/addresses").catch(() => [] as string[]) : [];
+  const lease: LeaseState = isLease && !pooled ? await leaseState(tx) : {};
+  const leaseStatus = lease.status;
+  const wallet = isLease && leaseStatus === "active" ? await api<string[]>("wallet/addresses").catch(() => [] as string[]) : [];
   if (!alive()) return;
   const height = tx.height;
   const confirmations = height !== undefined ? status.blockchainHeight - height + 1 : 0;
@@ -89,12 +95,13 @@ export async function txPage(main: HTMLElement, id: string, alive: () => boolean
       tx["amount"] !== undefined && ["Amount", h("span", { id: "tx-amount" }, amount(tx["amount"] as string))],
       ["Fee", h("span", { id: "tx-fee" }, amount(tx["fee"] as string))],
       typeof tx["leaseId"] === "string" && ["Lease", txLink(tx["leaseId"], true)],
-      isLease && ["Lease status", leaseState ? h("span", { class: `badge ${leaseState === "active" ? "ok" : "warn"}`, id: "lease-status" }, leaseState) : pooled ? "not yet in a block" : "unknown"],
+      isLease && ["Lease status", leaseStatus ? h("span", { class: `badge ${leaseStatus === "active" ? "ok" : "warn"}`, id: "lease-status" }, leaseStatus) : pooled ? "not yet in a block" : "unknown"],
+      isLease && lease.cancelTransactionId !== undefined && ["Canceled by", h("span", null, txLink(lease.cancelTransactionId, true), lease.cancelHeight !== undefined ? ` at height ${group(lease.cancelHeight)}` : "")],
       Array.isArray(tx["anchors"]) && [`Anchors (${tx["anchors"].length})`, anchorsList(tx["anchors"] as string[])],
       Array.isArray(tx["transfers"]) && ["Transfers", h("ul", null, (tx["transfers"] as { recipient: string; amount: string }[]).map((t) => h("li", null, addressLink(t.recipient), " ", amount(t.amount))))],
       ...extra.map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]),
       ["Proofs", h("ul", { class: "mono" }, ((tx["proofs"] as string[] | undefined) ?? []).map((p) => h("li", null, p)))],
     ]),
-    isLease && leaseState === "active" && cancelForm(tx, wallet),
+    isLease && leaseStatus === "active" && cancelForm(tx, wallet),
   );
 }
