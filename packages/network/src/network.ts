@@ -53,6 +53,12 @@ export function otherGenesisReason(theirs: Uint8Array, ours: Uint8Array, chainId
 
 /** How long a peer of another network is kept away (no redial loop), and how many rejections are kept. */
 export const OTHER_NETWORK_BAN_MS = 10 * 60_000;
+/**
+ * How long a peer of another network stays connected after we turned it away: both sides identify
+ * each other at about the same moment, and a side that hung up at once could cut the other's
+ * identify short, leaving it with no idea why its peer vanished (and no warning to log).
+ */
+export const OTHER_NETWORK_HANG_UP_MS = 1_000;
 const MAX_REJECTIONS_KEPT = 20;
 
 /** Misbehaviour points for a rejected gossip message (the peer is also penalised by gossipsub P4). */
@@ -162,7 +168,7 @@ export class Network {
       logger,
       isBanned: (id) => book.isBanned(id),
       misbehaved: (id, points, reason) => network.misbehaved(id, points, reason),
-      otherGenesis: (id, theirs, ours) => network.rejectPeer(id, otherGenesisReason(theirs, ours, opts.chainId), 1_000),
+      otherGenesis: (id, theirs, ours) => network.rejectPeer(id, otherGenesisReason(theirs, ours, opts.chainId), OTHER_NETWORK_HANG_UP_MS),
     });
     await node.handle(names.syncProtocol, server.handle, {
       maxInboundStreams: syncLimits.maxConcurrentPerPeer,
@@ -186,6 +192,7 @@ export class Network {
         network.rejectPeer(
           peerId.toString(),
           theirs !== undefined ? `another network: its chain id is ${theirs}, ours is ${opts.chainId}` : `not an anchord node of chain ${opts.chainId} (it does not speak ${names.syncProtocol})`,
+          OTHER_NETWORK_HANG_UP_MS,
         );
       }
     });

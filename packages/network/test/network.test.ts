@@ -369,10 +369,14 @@ describe("other networks", () => {
     const ours = await node("ours");
     const theirs = await node("theirs", { chainId: "X" });
     await theirs.net.dial(addrOf(ours)).catch(() => {});
+    // both sides learn why, whichever identifies the other first
+    await waitFor(() => ours.net.rejectedPeers().length > 0 && theirs.net.rejectedPeers().length > 0, 10_000, "both sides turned the other away");
     await waitFor(() => !connected(ours, theirs) && !connected(theirs, ours), 5_000, "cross-network connection dropped");
     // kept away for a while, so that neither side redials in a loop
     expect(ours.net.isBanned(theirs.net.peerId)).toBe(true);
+    expect(theirs.net.isBanned(ours.net.peerId)).toBe(true);
     expect(ours.net.rejectedPeers()).toEqual([expect.objectContaining({ peerId: theirs.net.peerId, reason: "another network: its chain id is X, ours is T" })]);
+    expect(theirs.net.rejectedPeers()).toEqual([expect.objectContaining({ peerId: ours.net.peerId, reason: "another network: its chain id is T, ours is X" })]);
   });
 
   it("turns away a peer of the same chain id with another genesis block, on both sides", async () => {
