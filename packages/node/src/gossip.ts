@@ -5,7 +5,7 @@
  *
  * Transaction batch message: count(u16) ‖ {length(u32) ‖ signed tx bytes}*.
  */
-import { AnchordError, ErrorCode, decodeBlock, decodeTx, encodedTx, isAnchordError, isSignedTx, type SignedTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, decodeBlock, decodeTx, encodedTx, isAnchordError, isSignedTx, peerAction, type SignedTx } from "@anchord/protocol";
 import type { GossipVerdict } from "@anchord/network";
 import type { Chain } from "./chain.js";
 import { verifyTransactions } from "./verify.js";
@@ -72,23 +72,6 @@ export function decodeTxBatch(data: Uint8Array, chainId: number): SignedTx[] {
   return txs;
 }
 
-/** Codes that prove a transaction invalid whatever the state: its sender is misbehaving. */
-const PROVABLY_INVALID = new Set<string>([
-  ErrorCode.MALFORMED,
-  ErrorCode.INVALID_FIELD,
-  ErrorCode.UNSUPPORTED_TYPE,
-  ErrorCode.UNSUPPORTED_VERSION,
-  ErrorCode.WRONG_CHAIN,
-  ErrorCode.INVALID_ADDRESS,
-  ErrorCode.INVALID_PUBLIC_KEY,
-  ErrorCode.INVALID_SIGNATURE,
-  ErrorCode.INVALID_AMOUNT,
-  ErrorCode.NEGATIVE_AMOUNT,
-  ErrorCode.INSUFFICIENT_FEE,
-  ErrorCode.INVALID_ANCHOR,
-  ErrorCode.TO_SELF,
-]);
-
 export interface GossipStats {
   txAccepted: number;
   txRejected: number;
@@ -110,6 +93,7 @@ export class GossipHandler {
     try {
       txs = decodeTxBatch(data, this.chain.ledger.config.chainIdByte);
     } catch {
+      // bytes that do not decode are the sender's fault, whatever the decoder threw
       this.stats.txRejected++;
       return "reject";
     }
@@ -119,7 +103,7 @@ export class GossipHandler {
     // in order, as one add() after the other, with one write (not synced: see addMany) for the batch
     for (const r of await this.pool.addMany(txs.filter((tx) => !badSignatures.has(tx.id)), false)) {
       if (r === "added") added++;
-      else if (r !== "duplicate" && PROVABLY_INVALID.has(r.code)) invalid++;
+      else if (r !== "duplicate" && peerAction(r.code) === "reject") invalid++;
     }
     if (invalid > 0) {
       this.stats.txRejected += invalid;
@@ -147,7 +131,7 @@ export class GossipHandler {
       }
       return r.status === "applied" ? "accept" : "ignore";
     } catch (e) {
-      if (isAnchordError(e) && e.code !== ErrorCode.BLOCK_IN_FUTURE && e.code !== ErrorCode.STORAGE && e.code !== ErrorCode.BLOCK_UNKNOWN_PARENT) {
+      if (isAnchordError(e) && peerAction(e.code) === "reject") {
         this.stats.blocksRejected++;
         this.logger.warn({ peer: from, id: block.id, code: e.code, reason: e.message }, "Rejected invalid block from peer");
         return "reject";

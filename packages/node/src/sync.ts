@@ -7,7 +7,7 @@
  * blocks is penalised.
  */
 import { equalBytes } from "@anchord/crypto";
-import { ErrorCode, blockScore, decodeBlock, isAnchordError, type Block } from "@anchord/protocol";
+import { ErrorCode, blockScore, decodeBlock, isAnchordError, peerAction, type Block } from "@anchord/protocol";
 import type { Network, SyncStatus } from "@anchord/network";
 import type { Chain } from "./chain.js";
 import type { Logger } from "./logger.js";
@@ -231,7 +231,7 @@ export class Synchronizer {
         }
       }
     } catch (e) {
-      if (isAnchordError(e) && e.code.startsWith("BLOCK_") && e.code !== "BLOCK_IN_FUTURE") {
+      if (isAnchordError(e) && peerAction(e.code) === "reject") {
         this.network.penalize(peerId, `invalid block in sync: ${e.code}`);
         this.logger.warn({ peer: peerId, code: e.code }, "Peer served an invalid block");
       }

@@ -54,6 +54,72 @@ export const ErrorCode = {
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/**
+ * What a node does with the peer that sent data failing with a code, decided here once for gossip
+ * (transactions and blocks) and sync alike:
+ * - "reject": the data is invalid whatever our state and clock: malformed, a broken stateless rule,
+ *   or a block that fails consensus or carries an invalid transaction on its own parent (a block's
+ *   transaction errors arrive wrapped as BLOCK_INVALID_TX). Gossip answers Reject, which lowers
+ *   the peer's score; sync penalises the peer.
+ * - "ignore": the data may be valid for a node with another state or clock (funds, leases, already
+ *   in the chain, the timestamp window, a block from the future or with a parent we lack), or the
+ *   failure is our own (storage, a full pool, a bug). Dropped; the peer is not charged.
+ */
+export type PeerAction = "ignore" | "reject";
+
+const PEER_ACTIONS: Readonly<Record<ErrorCode, PeerAction>> = {
+  INVALID_JSON: "reject",
+  MALFORMED: "reject",
+  INVALID_FIELD: "reject",
+  UNSUPPORTED_TYPE: "reject",
+  UNSUPPORTED_VERSION: "reject",
+  WRONG_CHAIN: "reject",
+  INVALID_ADDRESS: "reject",
+  INVALID_PUBLIC_KEY: "reject",
+  INVALID_SIGNATURE: "reject",
+  INVALID_AMOUNT: "reject",
+  NEGATIVE_AMOUNT: "reject",
+  // the minimum fees are the network's (genesis), not a node's opinion
+  INSUFFICIENT_FEE: "reject",
+  INVALID_ANCHOR: "reject",
+  TO_SELF: "reject",
+  // clocks differ within the window's tolerance
+  TIMESTAMP_OUT_OF_RANGE: "ignore",
+  ALREADY_IN_CHAIN: "ignore",
+  INSUFFICIENT_FUNDS: "ignore",
+  LEASE_NOT_FOUND: "ignore",
+  LEASE_NOT_ACTIVE: "ignore",
+  LEASE_NOT_OWNER: "ignore",
+  BLOCK_MALFORMED: "reject",
+  // an orphan: we may simply lack its parent (sync fetches it)
+  BLOCK_UNKNOWN_PARENT: "ignore",
+  BLOCK_BAD_SIGNATURE: "reject",
+  BLOCK_BAD_GENERATION_SIGNATURE: "reject",
+  BLOCK_BAD_BASE_TARGET: "reject",
+  BLOCK_TOO_EARLY: "reject",
+  // our clock may be behind the sender's
+  BLOCK_IN_FUTURE: "ignore",
+  BLOCK_GENERATOR_BALANCE: "reject",
+  BLOCK_BAD_TX_ROOT: "reject",
+  BLOCK_TOO_LARGE: "reject",
+  BLOCK_INVALID_TX: "reject",
+  NOT_FOUND: "ignore",
+  SENDER_NOT_IN_WALLET: "ignore",
+  POOL_FULL: "ignore",
+  STORAGE: "ignore",
+  DB_LOCKED: "ignore",
+  INTERNAL: "ignore",
+  PEER_TIMEOUT: "ignore",
+  PEER_UNAVAILABLE: "ignore",
+  PEER_PROTOCOL_VIOLATION: "reject",
+  UNAVAILABLE: "ignore",
+};
+
+/** The peer action for an error code (see PeerAction). A thrown value without a code is ours (a bug): callers ignore it. */
+export function peerAction(code: ErrorCode): PeerAction {
+  return PEER_ACTIONS[code];
+}
+
 export class AnchordError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown> | undefined;
