@@ -95,7 +95,7 @@ function chart(blocks: readonly BlockHeader[]): HTMLElement {
     bars(times, "b1"),
     h("p", { class: "legend" }, h("span", null, h("span", { class: "swatch s2" }), `transactions in the block (max ${group(maxX)})`)),
     bars(txs, "b2"),
-    n > 1 && h("p", { class: "legend axis" }, h("span", null, `block ${group(blocks[1]!.height)}`), h("span", null, `block ${group(blocks[n - 1]!.height)}`)),
+    n > 1 && h("p", { class: "legend axis" }, h("span", null, `${range}, newest on the right`)),
   );
 }
 
