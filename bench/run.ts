@@ -24,11 +24,12 @@ import { round, waitUntil } from "./lib/stats.js";
 import { ExpressLimit, measureGossipLimit, measureVerifyLimit } from "./limits/index.js";
 import { anchorThroughput } from "./scenarios/anchors.js";
 import { balanceRead } from "./scenarios/balance.js";
+import { addressHistory } from "./scenarios/history.js";
 import { blockPropagation } from "./scenarios/propagation.js";
 import { syncScenario } from "./scenarios/sync.js";
 import { confirmedThroughput } from "./scenarios/throughput.js";
 
-const SCENARIOS = ["confirmed-tx-throughput", "block-propagation", "anchor-throughput", "balance-read", "sync"] as const;
+const SCENARIOS = ["confirmed-tx-throughput", "block-propagation", "anchor-throughput", "balance-read", "sync", "address-history"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const { values } = parseArgs({
@@ -169,6 +170,13 @@ async function main(): Promise<void> {
     await attempt(["sync"], async () => {
       return [await syncScenario({ root: join(root, "sync"), blocks: cfg.syncBlocks, txsPerBlock: cfg.syncTxsPerBlock, verifyLimit: (when) => verifyLimit(when), timeoutMs: 600_000 })];
     });
+  }
+
+  if (only.has("address-history")) {
+    // 101 blocks of 100 transfers to one address: 10,100 transactions in its history (smoke: 500)
+    const blocks = cfg.mode === "smoke" ? 5 : 101;
+    log(`address-history: preparing ${blocks} blocks × 100 transfers to one address, then pages of 100 for ${cfg.balanceWindowMs / 1000} s…`);
+    await attempt(["address-history"], async () => [await addressHistory({ root: join(root, "history"), blocks, windowMs: cfg.balanceWindowMs })]);
   }
 
   const cpu = cpus()[0];

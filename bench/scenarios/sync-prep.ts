@@ -4,7 +4,10 @@
  * hours ago), each holding <txs> transfers signed here, through its chain manager and LevelDB,
  * then stops. Prints one JSON line: {height, txs}.
  *
- *   sync-prep.ts <root> <blocks> <txsPerBlock>   (writes <root>/genesis.json and <root>/peer/)
+ *   sync-prep.ts <root> <blocks> <txsPerBlock> [<recipients>]   (writes <root>/genesis.json and <root>/peer/)
+ *
+ * <recipients> (default 1000): how many addresses the transfers go to, in turn (address-history
+ * uses 1: one address with every transfer in its history).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -14,7 +17,7 @@ import { keyPairFromSeed, type KeyPair } from "@anchord/crypto";
 import { Node, silentLogger } from "@anchord/node";
 import { generators, makeGenesis, recipients, senders, transfer, writeGenesis } from "../lib/chain.js";
 
-const [root, blocksText, txsText] = process.argv.slice(2);
+const [root, blocksText, txsText, recipientsText] = process.argv.slice(2);
 const blocks = Number(blocksText);
 const perBlock = Number(txsText);
 if (!root || !(blocks > 0) || !(perBlock >= 0)) {
@@ -25,7 +28,7 @@ if (!root || !(blocks > 0) || !(perBlock >= 0)) {
 const BLOCK_DELAY_MS = 1000;
 const gens = generators(2, "sync");
 const from = senders(100, "sync");
-const to = recipients(1000, "sync");
+const to = recipients(Number(recipientsText ?? 1000), "sync");
 // Two hours back leaves room for ~5,000 one-second blocks; the transactions are stamped 30 minutes
 // after the genesis, inside every block's window (at most 90 min ahead, at most 2 h behind).
 const genesisTs = Date.now() - 2 * 3600_000;
@@ -62,7 +65,7 @@ try {
     const r = await node.chain.processBlock(nextBlock(node, keys, txs), "local");
     if (r.status !== "applied") throw new Error(`prepared block not applied: ${r.status}`);
   }
-  process.stdout.write(`${JSON.stringify({ height: node.ledger.height, txs: i })}\n`);
+  process.stdout.write(`${JSON.stringify({ height: node.ledger.height, txs: i, recipient: to[0] })}\n`);
 } finally {
   await node.stop();
 }

@@ -18,12 +18,12 @@ export interface SyncInput {
   timeoutMs: number;
 }
 
-export async function prepareSyncChain(root: string, blocks: number, txsPerBlock: number): Promise<{ height: number; txs: number; prepMs: number }> {
+export async function prepareSyncChain(root: string, blocks: number, txsPerBlock: number, recipientCount = 1000): Promise<{ height: number; txs: number; recipient: string; prepMs: number }> {
   const t0 = Date.now();
-  const prep = spawnHelper("scenarios/sync-prep.ts", [root, String(blocks), String(txsPerBlock)]);
+  const prep = spawnHelper("scenarios/sync-prep.ts", [root, String(blocks), String(txsPerBlock), String(recipientCount)]);
   const line = await prep.firstLine;
   await new Promise<void>((r) => (prep.child.exitCode !== null ? r() : prep.child.once("exit", () => r())));
-  const out = JSON.parse(line) as { height: number; txs: number };
+  const out = JSON.parse(line) as { height: number; txs: number; recipient: string };
   return { ...out, prepMs: Date.now() - t0 };
 }
 
