@@ -12,9 +12,23 @@ export function fromHex(text: unknown, length?: number): Uint8Array | undefined 
   return length === undefined || b.length === length ? b : undefined;
 }
 
-/** Canonical base58 of exactly `length` bytes (re-encoding gives the same text), or undefined. */
+/**
+ * Base58 decoding takes time quadratic in the text's length (40,000 characters: seconds; a
+ * megabyte: most of an hour), so a bundle's text is bounded before it is decoded: at most the
+ * longest encoding of `length` bytes, or MAX_BASE58_TEXT characters when no length is expected
+ * (as @anchord/crypto's tryBase58Decode does for the node).
+ */
+export const MAX_BASE58_TEXT = 1024;
+
+/** Longest base58 text of `n` bytes: ⌈n · log 256 / log 58⌉ (a leading zero byte takes one character). */
+export function maxBase58Length(n: number): number {
+  return Math.ceil((n * Math.log(256)) / Math.log(58));
+}
+
+/** Canonical base58 of exactly `length` bytes (re-encoding gives the same text), or undefined (also for text too long to be it). */
 export function fromBase58(text: unknown, length?: number): Uint8Array | undefined {
   if (typeof text !== "string" || text.length === 0) return undefined;
+  if (text.length > (length === undefined ? MAX_BASE58_TEXT : maxBase58Length(length))) return undefined;
   let b: Uint8Array;
   try {
     b = bs58.decode(text);
