@@ -178,6 +178,11 @@ describe("the web page in a browser", () => {
     expect(await page.textContent("#block-id")).toBe(block.id);
     expect(await page.locator(`tr[data-id="${anchorTxId}"]`).count()).toBe(1);
     await shot("block");
+    // a height past the chain says so, in the node's words
+    await search("99999999");
+    await page.waitForURL("**/#/block/99999999");
+    await expect.poll(() => page.textContent("main h1")).toBe("Not found");
+    expect(await page.textContent("main [role=alert]")).toContain("404");
     // a block id and a hash (hex) land on the block and on the verifier
     await search(block.id);
     await page.waitForURL(`**/#/block/${block.id}`);

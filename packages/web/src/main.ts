@@ -46,7 +46,16 @@ async function render(): Promise<void> {
         else c();
       }
     } catch (e) {
-      if (alive()) replace(main, h("h1", null, "Something went wrong"), h("p", { class: "error", role: "alert" }, (e as Error).message));
+      if (alive()) {
+        // a block, transaction or address the node does not know, or a malformed one: the node's words
+        const known = e instanceof ApiError && (e.status === 404 || e.status === 400) && !e.noRoute;
+        replace(
+          main,
+          h("h1", null, known ? "Not found" : "Something went wrong"),
+          h("p", { class: "error", role: "alert" }, e instanceof ApiError && e.status ? `${e.message} (HTTP ${e.status})` : (e as Error).message),
+          h("p", null, h("a", { href: "#/" }, "Back to the chain")),
+        );
+      }
     }
     if (alive()) {
       const title = main.querySelector("h1")?.textContent;
