@@ -4,12 +4,13 @@
  * reason, quickly, and never throws. The fuzzing is seeded, so a failure reproduces from its seed.
  */
 import { describe, expect, it } from "vitest";
-import { VERIFY_STEPS, verifyProofBundle, verifyProofText, type VerifyResult } from "../src/index.js";
+import { STATED_FIELDS, VERIFY_STEPS, verifyProofBundle, verifyProofText, type VerifyResult } from "../src/index.js";
 import { prng } from "../../../test/utils/random.js";
 import { validFixture } from "./fixture.js";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const { bundle } = validFixture();
+const isStated = (field: string): boolean => (STATED_FIELDS as readonly string[]).some((s) => field === s || field.startsWith(`${s}.`));
 const clone = (): Record<string, Json> => JSON.parse(JSON.stringify(bundle)) as Record<string, Json>;
 
 function expectFailed(r: VerifyResult, what: string): void {
@@ -42,4 +43,96 @@ describe("malformed bundles", () => {
       expect(r.failedStep).toBe("format");
     }
   });
+
+  /** Random JSON values, from the plausible to the hostile. */
+  function randomValue(rnd: () => number, depth = 0): Json {
+    const pick = Math.floor(rnd() * 16);
+    const int = (n: number): number => Math.floor(rnd() * n);
+    const text = (n: number, alphabet: string): string => Array.from({ length: n }, () => alphabet[int(alphabet.length)]!).join("");
+    switch (pick) {
+      case 0: return null;
+      case 1: return rnd() < 0.5;
+      case 2: return [0, -1, 1, 2 ** 32, 2 ** 53, 2 ** 53 + 2, Number.MAX_VALUE, -Number.MAX_VALUE, 0.5, 1e308][int(10)]!;
+      case 3: return int(1000) - 500;
+      case 4: return "";
+      case 5: return text(int(100), "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz");
+      case 6: return text(int(200), "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=");
+      case 7: return text(64, "0123456789abcdefABCDEFxyz");
+      case 8: return text(int(5000) + 1000, "z1");
+      case 9: return text(4 * (int(2000) + 1), "AAAA/+");
+      case 10: return "\u0000\ud800é🙂".repeat(int(10));
+      case 11: return depth > 3 ? [] : Array.from({ length: int(4) }, () => randomValue(rnd, depth + 1));
+      case 12: return Array.from({ length: [65, 1000, 100_000][int(3)]! }, () => "11111111111111111111111111111111");
+      case 13: return depth > 3 ? {} : Object.fromEntries(Array.from({ length: int(4) }, (_, i) => [`k${i}`, randomValue(rnd, depth + 1)]));
+      case 14: return { __proto__: 1, constructor: "x", toString: 0 } as unknown as Json;
+      default: return int(2 ** 31);
+    }
+  }
+
+  /** Every path to a value in the bundle. */
+  function paths(v: Json, at: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+    out.push(at);
+    if (Array.isArray(v)) v.forEach((x, i) => paths(x, [...at, i], out));
+    else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) paths(x, [...at, k], out);
+    return out;
+  }
+
+  it("random changes anywhere in a bundle fail with a step and a reason, quickly, and never throw (seeded)", () => {
+    const all = paths(bundle as unknown as Json);
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const rnd = prng(seed);
+      for (let round = 0; round < 150; round++) {
+        const b = clone() as Json;
+        const changes = 1 + Math.floor(rnd() * 3);
+        const what: string[] = [];
+        for (let c = 0; c < changes; c++) {
+          const path = all[Math.floor(rnd() * all.length)]!;
+          if (path.length === 0) continue;
+          let o = b as Record<string | number, Json>;
+          for (const k of path.slice(0, -1)) {
+            const next = o?.[k];
+            if (next === null || typeof next !== "object") break;
+            o = next as Record<string | number, Json>;
+          }
+          const last = path.at(-1)!;
+          if (rnd() < 0.15 && !Array.isArray(o)) delete o[last];
+          else o[last] = randomValue(rnd);
+          what.push(path.join("."));
+        }
+        const label = `seed ${seed} round ${round}: ${what.join(", ")}`;
+        let r: VerifyResult | undefined;
+        expect(() => (r = quick(2000, () => verifyProofBundle(b))), label).not.toThrow();
+        // a change may leave the bundle as it was, or touch only what the node states (issuedAt): then it verifies
+        if (r!.valid) expect(JSON.stringify(b) === JSON.stringify(bundle) || what.every(isStated), label).toBe(true);
+        else expectFailed(r!, label);
+      }
+    }
+  });
+
+  it("any JSON document, and any cut of a valid one, fails the format step or another with a reason", () => {
+    const rnd = prng(42);
+    for (let i = 0; i < 300; i++) {
+      const r = verifyProofBundle(randomValue(rnd));
+      expectFailed(r, `document ${i}`);
+      expect(r.failedStep).toBe("format");
+    }
+    const text = JSON.stringify(bundle);
+    for (let cut = 0; cut < text.length; cut += 7) expectFailed(verifyProofText(text.slice(0, cut)), `cut at ${cut}`);
+    for (const odd of [undefined, 0, "", [], "anchordProof", Symbol("x"), () => 1, new Proxy({}, { ownKeys: () => { throw new Error("trap"); } })]) {
+      expectFailed(verifyProofBundle(odd), String(typeof odd));
+    }
+  });
+
+  it("enormous tree sizes and leaf indexes fail the Merkle step without work proportional to them", () => {
+    for (const [leafIndex, treeSize] of [[0, 2 ** 53 - 1], [2 ** 53 - 2, 2 ** 53 - 1], [5, 5], [6, 5], [2 ** 32, 2 ** 32 + 1], [1, 2 ** 32 - 1]]) {
+      const b = clone();
+      (b["merkle"] as Record<string, Json>)["leafIndex"] = leafIndex!;
+      (b["merkle"] as Record<string, Json>)["treeSize"] = treeSize!;
+      (b["chainpoint"] as Record<string, Record<string, Json>>)["transaction"]!["position"] = String(leafIndex);
+      const r = quick(500, () => verifyProofBundle(b));
+      expectFailed(r, `${leafIndex} of ${treeSize}`);
+      expect(r.failedStep).toBe("merklePath");
+    }
+  });
 });
+
