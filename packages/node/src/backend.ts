@@ -118,7 +118,7 @@ export class NodeBackend implements ApiBackend {
   async signLease(req: LeaseRequest): Promise<LeaseTx> {
     const account = this.account(req.sender);
     const config = this.config;
-    const fields = { type: 8 as const, timestamp: this.node.wallet.timestampFor(account), fee: req.fee ?? config.minFees.lease, senderPublicKey: account.keyPair.publicKey, recipient: req.recipient, amount: req.amount };
+    const fields = { type: TxType.Lease, timestamp: this.node.wallet.timestampFor(account), fee: req.fee ?? config.minFees.lease, senderPublicKey: account.keyPair.publicKey, recipient: req.recipient, amount: req.amount };
     const tx = signTx(createTx(fields, config.chainIdByte) as LeaseTx, account.keyPair);
     await this.node.submit(tx);
     return tx;
@@ -127,7 +127,7 @@ export class NodeBackend implements ApiBackend {
   async signCancel(req: CancelLeaseRequest): Promise<CancelLeaseTx> {
     const account = this.account(req.sender);
     const config = this.config;
-    const fields = { type: 9 as const, timestamp: this.node.wallet.timestampFor(account), fee: req.fee ?? config.minFees.cancelLease, senderPublicKey: account.keyPair.publicKey, leaseId: req.leaseId };
+    const fields = { type: TxType.CancelLease, timestamp: this.node.wallet.timestampFor(account), fee: req.fee ?? config.minFees.cancelLease, senderPublicKey: account.keyPair.publicKey, leaseId: req.leaseId };
     const tx = signTx(createTx(fields, config.chainIdByte) as CancelLeaseTx, account.keyPair);
     await this.node.submit(tx);
     return tx;
@@ -153,7 +153,7 @@ export class NodeBackend implements ApiBackend {
     const out: { tx: LeaseTx; height: number }[] = [];
     for (const lease of this.node.ledger.activeLeases(address)) {
       const found = this.node.ledger.getTransaction(lease.id);
-      if (found && found.tx.type === 8) out.push({ tx: found.tx, height: found.height });
+      if (found && found.tx.type === TxType.Lease) out.push({ tx: found.tx, height: found.height });
     }
     return out;
   }

@@ -9,7 +9,7 @@
  * is past the window, never handed wrong events.
  */
 import { addressFromPublicKey, toHex } from "@anchord/crypto";
-import { isFinalHeight, type Block, type NetworkConfig } from "@anchord/protocol";
+import { TxType, isFinalHeight, type Block, type NetworkConfig } from "@anchord/protocol";
 import type { ChainEvent, EventFeed } from "@anchord/api";
 import { txAddresses, type Ledger } from "@anchord/state";
 import type { ChainEvents } from "./chain.js";
@@ -80,7 +80,7 @@ export function chainEventSource(log: EventLog, ledger: Ledger): ChainEvents {
 
   const anchorsOf = (block: Block): PendingAnchor[] => {
     const out: PendingAnchor[] = [];
-    for (const tx of block.transactions) if (tx.type === 15) for (const a of tx.anchors) out.push({ hash: toHex(a), sourceId: tx.id });
+    for (const tx of block.transactions) if (tx.type === TxType.Anchor) for (const a of tx.anchors) out.push({ hash: toHex(a), sourceId: tx.id });
     return out;
   };
 
@@ -95,7 +95,7 @@ export function chainEventSource(log: EventLog, ledger: Ledger): ChainEvents {
       });
       for (const tx of block.transactions) {
         const addresses = txAddresses(tx, (id) => ledger.lease(id)?.recipient);
-        log.emit("tx", { id: tx.id, type: tx.type, height, ...(tx.type === 1 ? {} : { sender: tx.sender }) }, addresses);
+        log.emit("tx", { id: tx.id, type: tx.type, height, ...(tx.type === TxType.Genesis ? {} : { sender: tx.sender }) }, addresses);
       }
       const anchors = anchorsOf(block);
       for (const a of anchors) log.emit("anchor", { hash: a.hash, sourceId: a.sourceId, height, final: false });

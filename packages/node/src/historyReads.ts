@@ -1,5 +1,5 @@
 /** Reads behind the history, lease and recent-state routes (docs/api.md), over the ledger. */
-import { AnchordError, ErrorCode, type LeaseTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, TxType, type LeaseTx } from "@anchord/protocol";
 import type { BalanceAtHeight, ConfirmedTx, LeaseRecord } from "@anchord/api";
 import type { Ledger } from "@anchord/state";
 
@@ -41,7 +41,7 @@ export async function leasesAt(ledger: Ledger, address: string, height: number):
   const out: { tx: LeaseTx; height: number }[] = [];
   for (const lease of await ledger.leasesAt(address, recentHeight(ledger, height))) {
     const found = ledger.getTransaction(lease.id);
-    if (found && found.tx.type === 8) out.push({ tx: found.tx, height: found.height });
+    if (found && found.tx.type === TxType.Lease) out.push({ tx: found.tx, height: found.height });
   }
   return out;
 }

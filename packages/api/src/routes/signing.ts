@@ -3,7 +3,7 @@
  * wallet (`/transactions/sign`, `/transactions/submit`, which `node.submit()` calls), and the fee
  * calculation.
  */
-import { AnchordError, ErrorCode, MAX_ANCHORS, type FeeSchedule } from "@anchord/protocol";
+import { AnchordError, ErrorCode, MAX_ANCHORS, TxType, minFeeFor, type FeeSchedule } from "@anchord/protocol";
 import { requireObject } from "../params.js";
 import { errorDoc, json, type ResponseDoc, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
@@ -16,20 +16,12 @@ const walletErrors = errorDoc(
   "115 sender not in the node's wallet; 102 invalid address; 111 amount not positive; 112 fee below the minimum or state check failed (submit); 114 lease to yourself; 1 malformed fields or an unsupported type",
 );
 
-/** The minimum fee of a transaction of `type` (anchors: with `anchorCount` anchors). */
+/** The minimum fee of a transaction of `type` (anchors: with `anchorCount` anchors), by the protocol's rule. */
 export function feeFor(type: unknown, anchorCount: number, fees: FeeSchedule): bigint {
-  switch (type) {
-    case 4:
-      return fees.transfer;
-    case 8:
-      return fees.lease;
-    case 9:
-      return fees.cancelLease;
-    case 15:
-      return fees.anchorBase + fees.anchorPerItem * BigInt(anchorCount);
-    default:
-      throw new AnchordError(ErrorCode.UNSUPPORTED_TYPE, `transaction type ${String(type)} is not supported (4 transfer, 8 lease, 9 cancel lease, 15 anchor)`);
+  if (type !== TxType.Transfer && type !== TxType.Lease && type !== TxType.CancelLease && type !== TxType.Anchor) {
+    throw new AnchordError(ErrorCode.UNSUPPORTED_TYPE, `transaction type ${String(type)} is not supported (4 transfer, 8 lease, 9 cancel lease, 15 anchor)`);
   }
+  return minFeeFor(type, anchorCount, fees);
 }
 
 function signRoute(submit: boolean): RouteDef {
@@ -73,7 +65,7 @@ export const signingRoutes: RouteDef[] = [
     handler: ({ backend, body }) => {
       const o = requireObject(body);
       const anchors = o["anchors"];
-      if (o["type"] === 15 && (!Array.isArray(anchors) || anchors.length < 1 || anchors.length > MAX_ANCHORS)) {
+      if (o["type"] === TxType.Anchor && (!Array.isArray(anchors) || anchors.length < 1 || anchors.length > MAX_ANCHORS)) {
         throw new AnchordError(ErrorCode.INVALID_ANCHOR, `anchors must be an array of 1 to ${MAX_ANCHORS} anchors`);
       }
       return json({ feeAssetId: null, feeAmount: feeFor(o["type"], Array.isArray(anchors) ? anchors.length : 0, backend.config.minFees) });

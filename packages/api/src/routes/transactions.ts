@@ -1,5 +1,5 @@
 /** Already-signed transactions: broadcast, lookup, pool (LTO extras the client library calls). */
-import { AnchordError, ErrorCode, txFromJson, txToJson } from "@anchord/protocol";
+import { AnchordError, ErrorCode, TxType, txFromJson, txToJson } from "@anchord/protocol";
 import { MAX_UNCONFIRMED_LISTED, READ_COST, parseId } from "../params.js";
 import { errorDoc, json, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
@@ -44,7 +44,7 @@ export const transactionRoutes: RouteDef[] = [
       const found = backend.transaction(id);
       if (found === undefined) throw new AnchordError(ErrorCode.NOT_FOUND, "transaction does not exist", { id });
       const out: Record<string, unknown> = { ...txToJson(found.tx), height: found.height };
-      if (found.tx.type === 8) {
+      if (found.tx.type === TxType.Lease) {
         const status = backend.leaseStatus(id);
         if (status !== undefined) out["status"] = status;
       }

@@ -15,7 +15,12 @@ export const MAX_ATTACHMENT_BYTES = 140;
 
 /** Minimum fee of a transaction under `fees` (genesis: 0). */
 export function minFee(tx: Transaction, fees: FeeSchedule): bigint {
-  switch (tx.type) {
+  return minFeeFor(tx.type, tx.type === TxType.Anchor ? tx.anchors.length : 0, fees);
+}
+
+/** Minimum fee of a transaction of `type` (an anchor transaction: holding `anchorCount` anchors). */
+export function minFeeFor(type: TxType, anchorCount: number, fees: FeeSchedule): bigint {
+  switch (type) {
     case TxType.Genesis:
       return 0n;
     case TxType.Transfer:
@@ -25,7 +30,7 @@ export function minFee(tx: Transaction, fees: FeeSchedule): bigint {
     case TxType.CancelLease:
       return fees.cancelLease;
     case TxType.Anchor:
-      return fees.anchorBase + fees.anchorPerItem * BigInt(tx.anchors.length);
+      return fees.anchorBase + fees.anchorPerItem * BigInt(anchorCount);
   }
 }
 
