@@ -96,13 +96,16 @@ export const STEP_TITLES: Record<VerifyStep, string> = {
 
 /**
  * The fields only the issuing node states: no offline check can prove them (the header carries no
- * height and no link to the genesis but its parent's id; confirmations change with the chain).
+ * height and no link to the genesis but its parent's id; confirmations change with the chain; no
+ * signed byte names the network, whose name is only the prefix of the chainpoint anchor type).
  * The verifier checks that they agree with each other; `anchord verify --node` checks them
  * against nodes the user chooses.
  */
-export const STATED_FIELDS = ["network.genesisBlockId", "network.maxRollback", "block.height", "confirmations", "final", "issuedAt"] as const;
+export const STATED_FIELDS = ["network.name", "network.genesisBlockId", "network.maxRollback", "block.height", "confirmations", "final", "issuedAt"] as const;
 
 export interface StatedFacts {
+  /** network.name */
+  readonly network: string;
   readonly genesisBlockId: string;
   readonly height: number;
   readonly confirmations: number;
@@ -119,7 +122,10 @@ export interface VerifyResult {
   readonly error?: string;
   /** Every step passed, in order (up to the failed one). */
   readonly passed: readonly VerifyStep[];
-  /** What the bundle shows, once valid. */
+  /**
+   * What the bundle shows, once valid. `height`, `network`, `confirmations` and `final` repeat what
+   * the issuing node states (they are in `stated` too): nothing offline proves them.
+   */
   readonly facts?: {
     readonly hash: string;
     readonly transactionId: string;
@@ -298,7 +304,7 @@ function run(b: unknown): { passed: VerifyStep[]; facts: NonNullable<VerifyResul
       confirmations,
       final,
     },
-    stated: { genesisBlockId: network.genesisBlockId, height: block.height, confirmations, final, maxRollback: network.maxRollback, issuedAt: b["issuedAt"] as number },
+    stated: { network: network.name, genesisBlockId: network.genesisBlockId, height: block.height, confirmations, final, maxRollback: network.maxRollback, issuedAt: b["issuedAt"] as number },
   };
 }
 

@@ -89,7 +89,7 @@ describe("verifyProofBundle", () => {
     expect(r.error).toBeUndefined();
     expect(r).toMatchObject({ valid: true, passed: VERIFY_STEPS });
     expect(r.facts).toMatchObject({ hash: bundle.hash, height: 2, blockId: bundle.block.id, transactionId: bundle.transaction.id, confirmations: 3, final: false, network: "Chain", chainId: "T" });
-    expect(r.stated).toEqual({ genesisBlockId: genesisId, height: 2, confirmations: 3, final: false, maxRollback: 100, issuedAt: bundle.issuedAt });
+    expect(r.stated).toEqual({ network: "Chain", genesisBlockId: genesisId, height: 2, confirmations: 3, final: false, maxRollback: 100, issuedAt: bundle.issuedAt });
     expect(verifyProofText(JSON.stringify(bundle)).valid).toBe(true);
   });
 
@@ -125,6 +125,16 @@ describe("verifyProofBundle", () => {
     dec[at(dec.length)]! ^= 1;
     return codec === "base64" ? toBase64(dec) : codec === "base58" ? base58Encode(dec) : toHex(dec);
   };
+
+  it("reports the network's name as stated: no signed byte names it, so a bundle renamed throughout still verifies", () => {
+    const renamed = clone(bundle as unknown as Json) as { network: { name: string }; chainpoint: { anchors: { type: string }[] } };
+    renamed.network.name = "Other";
+    renamed.chainpoint.anchors[0]!.type = "OtherDataTransaction";
+    const r = verifyProofBundle(renamed);
+    expect(r.valid).toBe(true);
+    expect(STATED_FIELDS).toContain("network.name");
+    expect(r.stated?.network).toBe("Other");
+  });
 
   it("says which step failed", () => {
     expect(stepOf(["type"], () => "other")).toBe("format");
