@@ -59,6 +59,7 @@ async function waitForProof(node: string, t: Target, final: boolean, deadline: n
 export async function anchorCommand(argv: string[]): Promise<number> {
   let parsed;
   let node: string;
+  let timeoutS: number;
   try {
     parsed = parse(argv, { node: { type: "string" }, token: { type: "string" }, wait: { type: "boolean" }, final: { type: "boolean" }, timeout: { type: "string" } }, HELP);
     if (!parsed) return 0;
@@ -74,6 +75,7 @@ export async function anchorCommand(argv: string[]): Promise<number> {
     } catch (e) {
       throw new UsageError(`--node: ${(e as Error).message}`);
     }
+    timeoutS = intOption(parsed.values, "timeout", DEFAULT_TIMEOUT_S, 1, 7 * 24 * 3600);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     process.stderr.write(`anchord anchor: ${e.message}\n`);
@@ -82,7 +84,7 @@ export async function anchorCommand(argv: string[]): Promise<number> {
   const token = (parsed.values.token as string | undefined) ?? process.env.ANCHORD_API_TOKEN;
   const final = parsed.values.final === true;
   const wait = final || parsed.values.wait === true;
-  const deadline = Date.now() + intOption(parsed.values, "timeout", DEFAULT_TIMEOUT_S, 1, 7 * 24 * 3600) * 1000;
+  const deadline = Date.now() + timeoutS * 1000;
   let failed = 0;
   const targets: Target[] = [];
   for (const file of parsed.positionals) {
@@ -101,6 +103,9 @@ export async function anchorCommand(argv: string[]): Promise<number> {
         const bundle = await waitForProof(node, t, final, deadline);
         const check = verifyProofBundle(bundle);
         if (!check.valid) throw new Error(`${t.file}: the node's proof does not verify (${check.failedStep}: ${check.error})`);
+        // a valid bundle proves some hash: it must be this file's
+        if (check.facts!.hash !== t.hash) throw new Error(`${t.file}: the node's proof is for ${check.facts!.hash}, not for the file's ${t.hash}`);
+        if (final && !check.facts!.final) throw new Error(`${t.file}: the node said final but its proof is not`);
         const out = `${t.file}.proof.json`;
         await writeFile(out, `${JSON.stringify(bundle, null, 2)}\n`);
         const f = check.facts!;

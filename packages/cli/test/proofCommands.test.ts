@@ -1,0 +1,175 @@
+/**
+ * `anchord anchor` and `anchord verify` against a fake node (node:http, answering what a node
+ * answers): exit status 0 valid, 1 invalid (naming the step), 2 usage; the anchor command writes
+ * only a bundle for the file it hashed. The bundle is built as a node builds one.
+ */
+import { createHash } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { keyPairFromSeed } from "@anchord/crypto";
+import { createBlock, createTx, defaultNetworkConfig, encodeTx, signTx, transactionAuditPath, type Transaction } from "@anchord/protocol";
+import { proofBundle } from "@anchord/api";
+import type { ProofBundle } from "@anchord/verify";
+import { anchorCommand } from "../src/commands/anchor.js";
+import { verifyCommand } from "../src/commands/verify.js";
+
+const CONFIG = defaultNetworkConfig("T", "Chain", 60_000);
+const T0 = 1_750_000_000_000;
+const sha256Hex = (data: string | Uint8Array): string => createHash("sha256").update(data).digest("hex");
+
+/** A bundle for `hash`, in block 2 of a chain of `tip` blocks; and the genesis block's id. */
+function bundleFor(hash: Uint8Array, tip = 4): { bundle: ProofBundle; genesisId: string; blockId: string } {
+  const generator = keyPairFromSeed("cli proof test generator");
+  const sender = keyPairFromSeed("cli proof test sender");
+  const genesis = createBlock({ timestamp: T0, reference: new Uint8Array(32), baseTarget: 153_722_867n, generationSignature: new Uint8Array(32), transactions: [] }, generator, CONFIG.chainIdByte);
+  const tx: Transaction = signTx(createTx({ type: 15, timestamp: T0 + 1, fee: 35_000_000n, senderPublicKey: sender.publicKey, anchors: [hash] }, CONFIG.chainIdByte), sender);
+  const block = createBlock({ timestamp: T0 + 60_000, reference: genesis.idBytes, baseTarget: 153_722_867n, generationSignature: new Uint8Array(32).fill(1), transactions: [tx] }, generator, CONFIG.chainIdByte);
+  const encoded = [encodeTx(tx)];
+  const bundle = proofBundle(
+    hash,
+    { txId: tx.id, txBytes: encoded[0]!, anchorIndex: 0, height: 2, position: 0, treeSize: 1, path: transactionAuditPath(encoded, 0), header: block },
+    { config: CONFIG, genesisBlockId: genesis.id, tip, now: T0 + 200_000 },
+  );
+  return { bundle, genesisId: genesis.id, blockId: block.id };
+}
+
+/** A fake node: `routes` maps "METHOD /path" to [status, body]. */
+async function fakeNode(routes: (key: string) => [number, unknown] | undefined): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const answer = routes(`${req.method} ${req.url}`) ?? [404, { error: 404, message: "not found" }];
+      res.writeHead(answer[0], { "content-type": "application/json" });
+      res.end(JSON.stringify(answer[1]));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${port}`, server };
+}
+
+let dir: string;
+const servers: Server[] = [];
+let out: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "anchord-cli-proofs-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
+});
+
+function capture(): void {
+  out = "";
+  vi.spyOn(process.stdout, "write").mockImplementation((s) => ((out += String(s)), true));
+  vi.spyOn(process.stderr, "write").mockImplementation((s) => ((out += String(s)), true));
+}
+
+async function node(routes: (key: string) => [number, unknown] | undefined): Promise<string> {
+  const n = await fakeNode(routes);
+  servers.push(n.server);
+  return n.url;
+}
+
+describe("anchord anchor", () => {
+  it("refuses a bundle the node answers for another hash, and writes no proof file", async () => {
+    const file = join(dir, "mine.txt");
+    writeFileSync(file, "my document\n");
+    const other = bundleFor(Uint8Array.from({ length: 32 }, (_, i) => i + 1)).bundle;
+    const url = await node((key) => {
+      if (key === "POST /hash") return [200, { chainpoint: other.chainpoint }];
+      if (key.endsWith("/status")) return [200, { status: "confirmed" }];
+      if (key.endsWith("/proof")) return [200, other];
+      return undefined;
+    });
+    capture();
+    expect(await anchorCommand([file, "--node", url, "--wait"])).toBe(1);
+    expect(out).toContain("not for");
+    expect(existsSync(`${file}.proof.json`)).toBe(false);
+  });
+
+  it("writes the bundle for the file's hash", async () => {
+    const file = join(dir, "ok.txt");
+    writeFileSync(file, "anchored\n");
+    const { bundle } = bundleFor(Buffer.from(sha256Hex(readFileSync(file)), "hex"));
+    const url = await node((key) => {
+      if (key === "POST /hash") return [200, { chainpoint: bundle.chainpoint }];
+      if (key.endsWith("/status")) return [200, { status: "confirmed" }];
+      if (key.endsWith("/proof")) return [200, bundle];
+      return undefined;
+    });
+    capture();
+    expect(await anchorCommand([file, "--node", url, "--wait"])).toBe(0);
+    expect(JSON.parse(readFileSync(`${file}.proof.json`, "utf8"))).toEqual(bundle);
+  });
+
+  it("exits 2 on usage errors, a bad --timeout too", async () => {
+    const file = join(dir, "usage.txt");
+    writeFileSync(file, "x");
+    capture();
+    expect(await anchorCommand([])).toBe(2);
+    expect(await anchorCommand([file])).toBe(2);
+    expect(await anchorCommand([file, "--node", "ftp://x"])).toBe(2);
+    expect(await anchorCommand([join(dir, "missing")])).toBe(2);
+    expect(await anchorCommand([file, "--node", "http://127.0.0.1:1", "--timeout", "soon"])).toBe(2);
+  });
+});
+
+describe("anchord verify", () => {
+  it("exits 0 for a valid bundle, 1 naming the step for a changed one, 2 on usage errors", async () => {
+    const file = join(dir, "doc.txt");
+    writeFileSync(file, "a document\n");
+    const { bundle } = bundleFor(Buffer.from(sha256Hex(readFileSync(file)), "hex"));
+    writeFileSync(`${file}.proof.json`, JSON.stringify(bundle));
+    capture();
+    expect(await verifyCommand([file])).toBe(0);
+    expect(out).toContain("VALID");
+
+    const bad = JSON.parse(JSON.stringify(bundle)) as { block: { timestamp: number } };
+    bad.block.timestamp += 1;
+    writeFileSync(join(dir, "bad.json"), JSON.stringify(bad));
+    capture();
+    expect(await verifyCommand([file, "--proof", join(dir, "bad.json")])).toBe(1);
+    expect(out).toContain("INVALID: the block header matches the bundle");
+
+    writeFileSync(join(dir, "other.txt"), "another document\n");
+    capture();
+    expect(await verifyCommand([join(dir, "other.txt"), "--proof", `${file}.proof.json`])).toBe(1);
+
+    capture();
+    expect(await verifyCommand([])).toBe(2);
+    expect(await verifyCommand([file, "--hash", bundle.hash])).toBe(2);
+    expect(await verifyCommand(["--hash", "xyz", "--proof", `${file}.proof.json`])).toBe(2);
+    expect(await verifyCommand([file, "--node", "not a url"])).toBe(2);
+    expect(await verifyCommand([join(dir, "missing")])).toBe(2);
+  });
+
+  it("--node: ok when the node has the block on the bundle's genesis; 1 when it has another block, another genesis, or none", async () => {
+    const file = join(dir, "node.txt");
+    writeFileSync(file, "checked against nodes\n");
+    const { bundle, genesisId, blockId } = bundleFor(Buffer.from(sha256Hex(readFileSync(file)), "hex"));
+    writeFileSync(`${file}.proof.json`, JSON.stringify(bundle));
+    const nodeWith = (genesis: string, atTwo: string | undefined, height = 5): Promise<string> =>
+      node((key) => {
+        if (key === "GET /blocks/headers/at/1") return [200, { id: genesis, height: 1 }];
+        if (key === "GET /blocks/headers/at/2") return atTwo === undefined ? [404, { error: 301, message: "no block" }] : [200, { id: atTwo, height: 2 }];
+        if (key === "GET /blocks/headers/last") return [200, { id: "x", height }];
+        return undefined;
+      });
+    capture();
+    expect(await verifyCommand([file, "--node", await nodeWith(genesisId, blockId)])).toBe(0);
+    expect(out).toContain("4 confirmations");
+    for (const url of [await nodeWith(genesisId, genesisId), await nodeWith(blockId, blockId), await nodeWith(genesisId, undefined)]) {
+      capture();
+      expect(await verifyCommand([file, "--node", url])).toBe(1);
+      expect(out).toContain("FAILED");
+    }
+    capture();
+    expect(await verifyCommand([file, "--node", "http://127.0.0.1:1"])).toBe(1);
+  });
+});
