@@ -129,6 +129,8 @@ describe("anchord verify", () => {
     capture();
     expect(await verifyCommand([file])).toBe(0);
     expect(out).toContain("VALID");
+    // offline, the height and depth are only the issuing node's word, and the report says so
+    expect(out).toMatch(/unproven .*height.*--node/);
 
     const bad = JSON.parse(JSON.stringify(bundle)) as { block: { timestamp: number } };
     bad.block.timestamp += 1;
@@ -164,6 +166,7 @@ describe("anchord verify", () => {
     capture();
     expect(await verifyCommand([file, "--node", await nodeWith(genesisId, blockId)])).toBe(0);
     expect(out).toContain("4 confirmations");
+    expect(out).not.toContain("unproven");
     for (const url of [await nodeWith(genesisId, genesisId), await nodeWith(blockId, blockId), await nodeWith(genesisId, undefined)]) {
       capture();
       expect(await verifyCommand([file, "--node", url])).toBe(1);

@@ -127,6 +127,8 @@ function report(result: VerifyResult, hash: string, nodes: readonly NodeCheck[])
     lines.push(`  transaction   ${f.transactionId}`);
     lines.push(`  generator     ${f.generatorAddress}`);
     lines.push(`  ${f.final ? "final         yes (deeper than the maximum rollback when issued)" : `confirmations ${f.confirmations} when issued (not yet final)`}`);
+    // no signed byte holds these: only nodes the user asks can confirm them (docs/proofs.md)
+    if (nodes.length === 0) lines.push("  unproven      the height, network name, genesis and depth are the issuing node's word; --node <url> checks them");
   }
   for (const n of nodes) lines.push(`  node ${n.node}: ${n.ok ? "ok," : "FAILED:"} ${n.message}`);
   return `${lines.join("\n")}\n`;
