@@ -227,6 +227,9 @@ describe("the web page in a browser", () => {
     page.off("request", count);
     expect(requests).toBe(0);
     expect(await page.textContent("#result")).toContain("with no node");
+    // and, when asked, this node confirms the block
+    await page.getByRole("button", { name: "Check the block against this node" }).click();
+    await expect.poll(() => page.textContent("#node-check")).toContain(`has this block at height ${group(anchorHeight)}`);
     const block = proof["block"] as Record<string, unknown>;
     const tampered = { ...proof, block: { ...block, timestamp: Number(block["timestamp"]) + 1 } };
     await dropFile("label.drop", "tampered-proof.json", Buffer.from(JSON.stringify(tampered)));

@@ -3,7 +3,7 @@
  * bundle from the node and checks it here with @anchord/verify, not by trusting the node's word.
  * A proof file (JSON) dropped here is checked with no node at all.
  */
-import { STEP_TITLES, VERIFY_STEPS, verifyProofBundle, type ProofBundle, type VerifyResult } from "@anchord/verify";
+import { STATED_FIELDS, STEP_TITLES, VERIFY_STEPS, verifyProofBundle, type ProofBundle, type VerifyResult } from "@anchord/verify";
 import { announce, api, ApiError, blockLink, download, fields, group, h, HEX64, nodeStatus, replace, sha256File, time, txLink } from "../lib.js";
 
 /** A labelled file input that also takes a dropped file; keyboard users open the file chooser. */
@@ -90,7 +90,7 @@ export function proofView(result: VerifyResult, bundle: unknown, text: string, s
         ["Network", `${f.network} (chain id ${f.chainId})`],
         ["Confirmations", h("span", { id: "result-confirmations" }, confirmations)],
         live && live.sameBlock !== undefined && ["This node's chain", live.sameBlock ? h("span", { class: "ok" }, "has this block at this height") : h("span", { class: "bad" }, "has a different block at this height")],
-        source === "file" && ["Not checked offline", "that the network's nodes hold this block (the height, genesis and confirmations are the issuing node's word)"],
+        ["Stated, not proven", h("span", { id: "result-stated" }, `the issuing node's word, which no signature covers: ${STATED_FIELDS.join(", ")}${source === "file" ? "; and that the network's nodes hold this block (the button below asks this node)" : ""}`)],
       ]),
     h("h3", null, "Checks"),
     steps,
@@ -185,7 +185,28 @@ export function verifyPage(main: HTMLElement, arg: string): void {
     if (proof !== undefined) {
       const bundle = JSON.parse(proof) as unknown;
       const result = verifyProofBundle(bundle);
-      show(proofView(result, bundle, proof, "file"), result.valid ? "Proof file verified" : `Invalid proof: step ${result.failedStep} failed`);
+      const view = proofView(result, bundle, proof, "file");
+      const facts = result.facts;
+      if (facts) {
+        // offline the block's place in the chain is the issuing node's word: this node can say
+        const said = h("p", { id: "node-check", "aria-live": "polite" });
+        const ask = h("button", { type: "button", class: "secondary" }, "Check the block against this node");
+        ask.addEventListener("click", () => {
+          ask.disabled = true;
+          void Promise.all([api<{ id: string }>(`blocks/headers/at/${facts.height}`), nodeStatus()]).then(
+            ([hdr, s]) =>
+              replace(
+                said,
+                hdr.id === facts.blockId && s.chainId === facts.chainId
+                  ? h("span", { class: "ok" }, `This node's chain (${s.network}) has this block at height ${group(facts.height)}, ${group(s.blockchainHeight - facts.height + 1)} confirmations.`)
+                  : h("span", { class: "bad" }, `This node's chain (${s.network}, chain id ${s.chainId}) has a different block at height ${group(facts.height)}.`),
+              ),
+            (e: unknown) => replace(said, h("span", { class: "bad" }, `This node has no block at height ${group(facts.height)}: ${(e as Error).message}`)),
+          );
+        });
+        view.append(h("p", null, ask), said);
+      }
+      show(view, result.valid ? "Proof file verified" : `Invalid proof: step ${result.failedStep} failed`);
       return;
     }
     replace(out, h("p", { class: "muted" }, `Hashing ${f.name} (${group(f.size)} bytes) in this browser…`));
