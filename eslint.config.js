@@ -11,8 +11,9 @@ export default tseslint.config(
     files: ["**/*.ts"],
     languageOptions: {
       parserOptions: {
-        // The same programs tsc checks: each package's sources, the test tree, the benchmarks.
-        project: ["./packages/*/tsconfig.json", "./tsconfig.test.json", "./bench/tsconfig.json"],
+        // The same programs tsc checks. The test tree's comes first: it reaches every package's
+        // sources too, so most files share one program (half the time of one program per package).
+        project: ["./tsconfig.test.json", "./bench/tsconfig.json", "./packages/*/tsconfig.json"],
         tsconfigRootDir: import.meta.dirname,
       },
     },
