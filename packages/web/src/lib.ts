@@ -112,6 +112,8 @@ export interface NodeStatus {
   peers: number;
   poolSize: number;
   lastBlockId: string;
+  /** Present on nodes that report it. */
+  genesisBlockId?: string;
   syncing: boolean;
   version: string;
   updatedTimestamp: number;

@@ -197,9 +197,11 @@ export function verifyPage(main: HTMLElement, arg: string): void {
             ([hdr, s]) =>
               replace(
                 said,
-                hdr.id === facts.blockId && s.chainId === facts.chainId
-                  ? h("span", { class: "ok" }, `This node's chain (${s.network}) has this block at height ${group(facts.height)}, ${group(s.blockchainHeight - facts.height + 1)} confirmations.`)
-                  : h("span", { class: "bad" }, `This node's chain (${s.network}, chain id ${s.chainId}) has a different block at height ${group(facts.height)}.`),
+                s.genesisBlockId !== undefined && s.genesisBlockId !== (bundle as ProofBundle).network.genesisBlockId
+                  ? h("span", { class: "bad" }, `This node is on another network (${s.network}, another genesis block): it cannot confirm this proof.`)
+                  : hdr.id === facts.blockId && s.chainId === facts.chainId
+                    ? h("span", { class: "ok" }, `This node's chain (${s.network}) has this block at height ${group(facts.height)}, ${group(s.blockchainHeight - facts.height + 1)} confirmations.`)
+                    : h("span", { class: "bad" }, `This node's chain (${s.network}, chain id ${s.chainId}) has a different block at height ${group(facts.height)}.`),
               ),
             (e: unknown) => replace(said, h("span", { class: "bad" }, `This node has no block at height ${group(facts.height)}: ${(e as Error).message}`)),
           );
