@@ -25,11 +25,12 @@ import { ExpressLimit, measureGossipLimit, measureVerifyLimit } from "./limits/i
 import { anchorThroughput } from "./scenarios/anchors.js";
 import { balanceRead } from "./scenarios/balance.js";
 import { addressHistory } from "./scenarios/history.js";
+import { eventsFanout } from "./scenarios/fanout.js";
 import { blockPropagation } from "./scenarios/propagation.js";
 import { syncScenario } from "./scenarios/sync.js";
-import { confirmedThroughput } from "./scenarios/throughput.js";
+import { confirmedThroughput, drain } from "./scenarios/throughput.js";
 
-const SCENARIOS = ["confirmed-tx-throughput", "block-propagation", "anchor-throughput", "balance-read", "sync", "address-history"] as const;
+const SCENARIOS = ["confirmed-tx-throughput", "block-propagation", "anchor-throughput", "balance-read", "sync", "address-history", "events-fanout"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const { values } = parseArgs({
@@ -92,7 +93,7 @@ async function attempt(names: string[], fn: () => Promise<ScenarioResult[]>): Pr
 
 async function main(): Promise<void> {
   log(`mode ${cfg.mode}, data in ${root}`);
-  const needDevnet = ["confirmed-tx-throughput", "block-propagation", "anchor-throughput", "balance-read"].some((s) => only.has(s as Scenario));
+  const needDevnet = ["confirmed-tx-throughput", "block-propagation", "anchor-throughput", "balance-read", "events-fanout"].some((s) => only.has(s as Scenario));
   const needHttp = only.has("anchor-throughput") || only.has("balance-read");
 
   // Every scenario is compared with its limit measured right before and right after it (the mean):
@@ -109,9 +110,11 @@ async function main(): Promise<void> {
       const to = recipients(cfg.recipients);
       const genesis = makeGenesis({ generators: gens, senders: from, recipients: to, blockDelayMs: cfg.blockDelayMs, timestamp: Date.now() });
       // Enough signed transfers for the fastest conceivable node (1.5 × the limit) plus the propagation phase.
-      const throughputTxs = only.has("confirmed-tx-throughput")
-        ? Math.min(cfg.maxThroughputTxs, Math.ceil(((verifyAtStart / 3) * 1.5 * (cfg.throughputWarmupMs + cfg.throughputWindowMs)) / 1000))
-        : 0;
+      const perThroughputRun = Math.min(cfg.maxThroughputTxs, Math.ceil(((verifyAtStart / 3) * 1.5 * (cfg.throughputWarmupMs + cfg.throughputWindowMs)) / 1000));
+      // events-fanout runs the load once more with its streams open (and a baseline run of its own
+      // when confirmed-tx-throughput is not in the run)
+      const throughputRuns = (only.has("confirmed-tx-throughput") ? 1 : 0) + (only.has("events-fanout") ? (only.has("confirmed-tx-throughput") ? 1 : 2) : 0);
+      const throughputTxs = perThroughputRun * throughputRuns;
       const propagationRate = Math.round((cfg.propagationTxsPerBlock * 1000) / cfg.blockDelayMs);
       const propagationTxs = only.has("block-propagation") ? Math.ceil((propagationRate * cfg.propagationWindowMs) / 1000) + 1000 : 0;
       log(`signing ${throughputTxs + propagationTxs} transfers from ${from.length} senders…`);
@@ -120,20 +123,40 @@ async function main(): Promise<void> {
       const devnet: Devnet = await startDevnet(join(root, "devnet"), genesis, gens);
       try {
         await waitUntil("the devnet's first block", async () => (await status(devnet.nodes[0]!)).blockchainHeight >= 2, 60_000, 200);
+        let baseline: ScenarioResult | undefined;
         if (only.has("confirmed-tx-throughput")) {
           const before = await verifyLimit("before confirmed-tx-throughput");
           log(`confirmed-tx-throughput: ${cfg.throughputWarmupMs / 1000} s warm-up + ${cfg.throughputWindowMs / 1000} s window…`);
           await attempt(["confirmed-tx-throughput", "node-memory"], async () => {
             const r = await confirmedThroughput({
               devnet,
-              bodies: bodies.slice(0, throughputTxs),
+              bodies: bodies.slice(0, perThroughputRun),
               warmupMs: cfg.throughputWarmupMs,
               windowMs: cfg.throughputWindowMs,
               concurrency: cfg.throughputConcurrency,
               verifyLimit: { before, after: () => verifyLimit("after confirmed-tx-throughput") },
               ratePerSecond: values.rate ? Number(values.rate) : undefined,
             });
+            baseline = r.throughput;
             return [r.throughput, r.memory];
+          });
+        }
+        if (only.has("events-fanout")) {
+          let run = only.has("confirmed-tx-throughput") ? 1 : 0;
+          const throughputRun = async (): Promise<ScenarioResult> => {
+            await drain(devnet, 180_000);
+            const slice = bodies.slice(run * perThroughputRun, ++run * perThroughputRun);
+            const before = await verifyLimit("before an events-fanout load");
+            const r = await confirmedThroughput({
+              devnet, bodies: slice, warmupMs: cfg.throughputWarmupMs, windowMs: cfg.throughputWindowMs, concurrency: cfg.throughputConcurrency,
+              verifyLimit: { before, after: () => verifyLimit("after an events-fanout load") }, ratePerSecond: values.rate ? Number(values.rate) : undefined,
+            });
+            return r.throughput;
+          };
+          log("events-fanout: the confirmed-throughput load again, with 100 GET /events streams open on node 0…");
+          await attempt(["events-fanout"], async () => {
+            const base = baseline ?? (await throughputRun());
+            return [await eventsFanout({ devnet, streams: 100, baseline: base, run: throughputRun })];
           });
         }
         if (only.has("block-propagation") && gossip) {

@@ -15,9 +15,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const dir = mkdtempSync(join(tmpdir(), "anchord-bench-smoke-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const SCENARIOS = ["confirmed-tx-throughput", "node-memory", "block-propagation", "anchor-throughput", "balance-read", "sync", "address-history"];
+const SCENARIOS = ["confirmed-tx-throughput", "node-memory", "events-fanout", "block-propagation", "anchor-throughput", "balance-read", "sync", "address-history"];
 /** Scenarios measured against a fixed target rather than a limit of the machine. */
-const NO_LIMIT = ["node-memory", "address-history"];
+const NO_LIMIT = ["node-memory", "address-history", "events-fanout"];
 
 function runSmoke(out: string): Promise<{ code: number | null; output: string }> {
   return new Promise((done) => {
