@@ -25,6 +25,9 @@ const SIGNATURE_DOMAIN = new TextEncoder().encode(BLOCK_SIGNATURE_DOMAIN);
 export const CHAINPOINT_CONTEXT = "https://w3id.org/chainpoint/v2";
 export const CHAINPOINT_TYPE = "ChainpointSHA256v2";
 
+/** The latest time a JavaScript Date holds (ms since 1970). */
+const MAX_DATE_MS = 8_640_000_000_000_000;
+
 export const blake2b256 = (data: Uint8Array): Uint8Array => blake2b(data, { dkLen: 32 });
 
 export interface ProofBundle {
@@ -272,6 +275,9 @@ function run(b: unknown): { passed: VerifyStep[]; facts: NonNullable<VerifyResul
 
   // blockHeader: the readable fields are the header's
   check("blockHeader", header.version === BLOCK_VERSION, `block version ${header.version} is not ${BLOCK_VERSION}`);
+  // anyone can sign a header with a key of their own: its timestamp must still be a date (a JS Date
+  // holds ±8.64e15 ms; above 2^53 the number would not even be exact), or reports print garbage
+  check("blockHeader", Number.isSafeInteger(header.timestamp) && header.timestamp >= 0 && header.timestamp <= MAX_DATE_MS, `the header's timestamp ${header.timestamp} is not a date`);
   check("blockHeader", block.timestamp === header.timestamp, "block.timestamp differs from the header's");
   check("blockHeader", block.transactionsRoot === base58(header.transactionsRoot), "block.transactionsRoot differs from the header's");
   check("blockHeader", block.generator === base58(header.generator), "block.generator differs from the header's");

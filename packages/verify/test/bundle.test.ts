@@ -136,6 +136,15 @@ describe("verifyProofBundle", () => {
     expect(r.stated?.network).toBe("Other");
   });
 
+  it("refuses a properly signed header whose timestamp is no date (past the year 275760): a report would print garbage or throw", () => {
+    for (const t of [8_640_000_000_000_001, 2 ** 53 - 1]) {
+      const r = verifyProofBundle(validFixture(t).bundle);
+      expect(r.valid, String(t)).toBe(false);
+      expect(r.failedStep, String(t)).toBe("blockHeader");
+    }
+    expect(verifyProofBundle(validFixture(8_640_000_000_000_000).bundle).valid).toBe(true);
+  });
+
   it("says which step failed", () => {
     expect(stepOf(["type"], () => "other")).toBe("format");
     expect(stepOf(["chainpoint", "targetHash"], flip("hex", () => 0))).toBe("record");

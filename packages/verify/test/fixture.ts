@@ -19,14 +19,17 @@ export interface Fixture {
   readonly genesisId: string;
 }
 
-/** A bundle for HASH, the second anchor of the second of three transactions in block 2 of 4. */
-export function validFixture(): Fixture {
+/**
+ * A bundle for HASH, the second anchor of the second of three transactions in block 2 of 4.
+ * `blockTimestamp`: the block's timestamp, when a test needs an odd one (still signed properly).
+ */
+export function validFixture(blockTimestamp = T0 + 60_000): Fixture {
   const anchor = (anchors: Uint8Array[], t: number): Transaction =>
     signTx(createTx({ type: 15, timestamp: T0 + t, fee: 35_000_000n, senderPublicKey: SENDER.publicKey, anchors }, CONFIG.chainIdByte), SENDER);
   const genesis = createBlock({ timestamp: T0, reference: new Uint8Array(32), baseTarget: 153_722_867n, generationSignature: new Uint8Array(32), transactions: [] }, GENERATOR, CONFIG.chainIdByte);
   const txs = [anchor([new Uint8Array(32).fill(9)], 1), anchor([new Uint8Array(32).fill(8), HASH], 2), anchor([new Uint8Array(32).fill(7)], 3)];
   const block = createBlock(
-    { timestamp: T0 + 60_000, reference: genesis.idBytes, baseTarget: 153_722_867n, generationSignature: new Uint8Array(32).fill(1), transactions: txs },
+    { timestamp: blockTimestamp, reference: genesis.idBytes, baseTarget: 153_722_867n, generationSignature: new Uint8Array(32).fill(1), transactions: txs },
     GENERATOR,
     CONFIG.chainIdByte,
   );
