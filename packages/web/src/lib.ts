@@ -23,10 +23,15 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs | 
   return el;
 }
 
+// Array.isArray does not narrow a readonly array out of a union; this does.
+function isChildList(c: Child): c is readonly Child[] {
+  return Array.isArray(c);
+}
+
 function append(el: Node, children: readonly Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
-    if (Array.isArray(c)) append(el, c);
+    if (isChildList(c)) append(el, c);
     else el.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
   }
 }
@@ -91,7 +96,7 @@ export async function api<T = Record<string, unknown>>(path: string, init: Reque
     throw new ApiError(0, null, `the node did not answer (${(e as Error).message})`);
   }
   const text = await r.text();
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = text ? JSON.parse(text) : null;
   } catch {
