@@ -26,7 +26,7 @@ function runSmoke(out: string): Promise<{ code: number | null; output: string }>
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));
     // bounded: the harness kills its own children when it exits
-    const timer = setTimeout(() => child.kill("SIGTERM"), 85_000);
+    const timer = setTimeout(() => child.kill("SIGTERM"), 115_000);
     child.on("exit", (code) => {
       clearTimeout(timer);
       done({ code, output });
@@ -69,5 +69,5 @@ describe("npm run bench -- --smoke", () => {
     expect(report.machine["cores"]).toBeGreaterThan(0);
     expect(report.machine["mode"]).toBe("smoke");
     expect(report.machine["node"]).toBe(process.version);
-  }, 90_000);
+  }, 120_000);
 });
