@@ -196,6 +196,7 @@ describe("the web page in a browser", () => {
   it("verify: a dropped file that was anchored is verified in the page, with its height", async () => {
     await page.goto(`${base}/#/verify`);
     await page.waitForSelector("label.drop");
+    expect(await page.getAttribute('nav a[aria-current="page"]', "href")).toBe("#/verify");
     await dropFile("label.drop", "anchored.txt", ANCHORED);
     await page.waitForSelector("#result[data-state=valid]");
     expect(await page.textContent("#result-height")).toBe(group(anchorHeight));

@@ -35,6 +35,13 @@ async function render(): Promise<void> {
   const my = ++generation;
   const alive = (): boolean => my === generation;
   const path = decodeURIComponent(location.hash.replace(/^#/, "") || "/");
+  // the main navigation says which of its pages is shown
+  for (const link of Array.from(document.querySelectorAll<HTMLAnchorElement>("nav[aria-label=Main] a"))) {
+    const target = link.getAttribute("href")!.replace(/^#/, "");
+    const current = target === "/" ? path === "/" : path.startsWith(target);
+    if (current) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
   for (const [re, page] of routes) {
     const m = re.exec(path);
     if (!m) continue;
