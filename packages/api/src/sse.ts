@@ -31,9 +31,13 @@ export interface StreamLimits {
   readonly closeGraceMs: number;
 }
 
+/**
+ * 128 streams of 128 KiB hold at most 16 MiB, half a client's bound on queued answers; 256 hold
+ * 32 MiB, a third of the node's (answerGuard.ts), so other answers keep their room.
+ */
 export const DEFAULT_STREAM_LIMITS: StreamLimits = Object.freeze({
   perClient: 128,
-  perNode: 1024,
+  perNode: 256,
   maxQueuedBytes: 128 * 1024,
   heartbeatMs: 15_000,
   stallMs: 60_000,
