@@ -3,7 +3,8 @@
  * playwright-core) against a running one-node devnet with an API token: blocks arriving live on the home
  * page; search by transaction id, address and height; a dropped file verified in the page with its
  * height; a file never anchored; a tampered proof file failing at its step; anchoring from the page
- * with the token and without it. Screenshots of each page go to docs/screenshots/.
+ * with the token and without it. Screenshots of each page go to docs/screenshots/ with
+ * UPDATE_SCREENSHOTS=1 (`UPDATE_SCREENSHOTS=1 npx vitest run test/e2e/web.test.ts`).
  *
  * Needs a built tree (`npm run build`: tsc -b and the web page) and a Chromium: $CHROMIUM_PATH,
  * or chromium / chromium-browser / google-chrome on the PATH (`.ci/run` installs Debian's).
@@ -11,6 +12,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +20,11 @@ import { REPO_ROOT, startDevnet, type Devnet } from "../utils/devnet-process.js"
 import { waitFor } from "../utils/wait.js";
 
 const API_TOKEN = "web-test-token";
-const SHOTS = join(REPO_ROOT, "docs", "screenshots");
+/**
+ * Where the screenshots go: docs/screenshots/ (linked from the README) with UPDATE_SCREENSHOTS=1,
+ * else a temp dir, so that a test run does not leave the work tree changed.
+ */
+const SHOTS = process.env["UPDATE_SCREENSHOTS"] === "1" ? join(REPO_ROOT, "docs", "screenshots") : join(tmpdir(), "anchord-web-screenshots");
 const WEB_BUILD = join(REPO_ROOT, "packages", "web", "dist", "app", "index.html");
 /** Large integers as strings: the test compares exact amounts, as the page must show them. */
 const ACCEPT = "application/json;large-significand-format=string";
