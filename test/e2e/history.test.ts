@@ -189,6 +189,8 @@ describe("address history from the index", () => {
     expect(info["sender"]).toBe(leaseTx.tx.type === 8 ? leaseTx.tx.sender : "");
     const both = (await (await fetch(`${api}/leasing/info`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ids: [active, canceled!.id] }) })).json()) as { status: string }[];
     expect(both.map((l) => l.status)).toEqual(["active", "canceled"]);
+    expect(await getJson(`${api}/leasing/info?id=${active}&id=${canceled!.id}`)).toEqual(both);
+    expectError(await get(`${api}/leasing/info`), 400, 1);
     expectError(await get(`${api}/leasing/info/${"2".repeat(44)}`), 404, 311);
 
     // state at a recent height: the tip equals the current details; a height before the cancel

@@ -3,6 +3,7 @@ import { base58Encode } from "@anchord/crypto";
 import { AnchordError, ErrorCode, txToJson, type SignedTx } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
 import { optionalFee, optionalString, parseAddressText, parseHeight, parseId, requireObject, requirePositiveAmount, requireString } from "../params.js";
+import { queryList } from "../query.js";
 import { errorDoc, json, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 
@@ -151,6 +152,20 @@ export const leasingRoutes: RouteDef[] = [
     handler: ({ backend, params }) => json(leaseInfoJson(backend, parseId(params["id"], "lease id"))),
   },
   {
+    method: "get",
+    path: "/leasing/info",
+    operationId: "leaseInfosGet",
+    tag: "leasing",
+    summary: "Several leases by id: `?id=<id>&id=<id>` (as POST /leasing/info)",
+    cost: () => 10,
+    responses: {
+      200: { description: "The leases, in the order asked", schema: ref("LeaseInfos"), example: [EXAMPLE_LEASE_INFO] },
+      400: errorDoc("No id, more than 1000, or not base58 ids"),
+      404: errorDoc("One of the ids is no lease in the chain (code 311)"),
+    },
+    handler: ({ backend, req }) => json(leaseInfos(backend, queryList(req, "id", MAX_LEASE_IDS))),
+  },
+  {
     method: "post",
     path: "/leasing/info",
     operationId: "leaseInfos",
@@ -164,13 +179,17 @@ export const leasingRoutes: RouteDef[] = [
     },
     handler: ({ backend, body }) => {
       const ids = requireObject(body)["ids"];
-      if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_LEASE_IDS) {
-        throw new AnchordError(ErrorCode.INVALID_FIELD, `ids must be an array of 1 to ${MAX_LEASE_IDS} lease ids`);
-      }
-      return json(ids.map((id) => leaseInfoJson(backend, parseId(id, "lease id"))));
+      if (!Array.isArray(ids)) throw new AnchordError(ErrorCode.INVALID_FIELD, "ids must be an array of lease ids");
+      return json(leaseInfos(backend, ids));
     },
   },
 ];
+
+/** Several leases, 1 to MAX_LEASE_IDS ids. */
+function leaseInfos(backend: ApiBackend, ids: readonly unknown[]): Record<string, unknown>[] {
+  if (ids.length === 0 || ids.length > MAX_LEASE_IDS) throw new AnchordError(ErrorCode.INVALID_FIELD, `1 to ${MAX_LEASE_IDS} lease ids`);
+  return ids.map((id) => leaseInfoJson(backend, parseId(id, "lease id")));
+}
 
 /** The Waves lease-info shape. */
 function leaseInfoJson(backend: ApiBackend, id: string): Record<string, unknown> {
