@@ -156,8 +156,9 @@ describe("anchord verify", () => {
     writeFileSync(file, "checked against nodes\n");
     const { bundle, genesisId, blockId } = bundleFor(Buffer.from(sha256Hex(readFileSync(file)), "hex"));
     writeFileSync(`${file}.proof.json`, JSON.stringify(bundle));
-    const nodeWith = (genesis: string, atTwo: string | undefined, height = 5): Promise<string> =>
+    const nodeWith = (genesis: string, atTwo: string | undefined, height = 5, maxRollback = 100): Promise<string> =>
       node((key) => {
+        if (key === `GET /hash/${bundle.hash}/proof`) return [200, { ...bundle, network: { ...bundle.network, maxRollback } }];
         if (key === "GET /blocks/headers/at/1") return [200, { id: genesis, height: 1 }];
         if (key === "GET /blocks/headers/at/2") return atTwo === undefined ? [404, { error: 301, message: "no block" }] : [200, { id: atTwo, height: 2 }];
         if (key === "GET /blocks/headers/last") return [200, { id: "x", height }];
@@ -174,5 +175,18 @@ describe("anchord verify", () => {
     }
     capture();
     expect(await verifyCommand([file, "--node", "http://127.0.0.1:1"])).toBe(1);
+
+    // the bundle's maxRollback is its issuer's word: one saying 1 must not make 4 confirmations final
+    const forged = { ...bundle, network: { ...bundle.network, maxRollback: 1 }, confirmations: 3, final: true };
+    writeFileSync(join(dir, "forged.json"), JSON.stringify(forged));
+    capture();
+    expect(await verifyCommand([file, "--proof", join(dir, "forged.json")])).toBe(0); // offline: stated, so it verifies
+    capture();
+    expect(await verifyCommand([file, "--proof", join(dir, "forged.json"), "--node", await nodeWith(genesisId, blockId)])).toBe(1);
+    expect(out).toContain("rolls back at most 100 blocks, the bundle says 1");
+    expect(out).not.toMatch(/ok,.*final/);
+    capture();
+    expect(await verifyCommand([file, "--node", await nodeWith(genesisId, blockId, 102)])).toBe(0);
+    expect(out).toMatch(/ok, .*: final/);
   });
 });

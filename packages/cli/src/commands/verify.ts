@@ -14,8 +14,9 @@ const HELP = `Usage: anchord verify <file> [--proof <json>] [--node <url>…]
 Checks a proof bundle with no node: the hash is among the anchor transaction's anchors, the
 transaction's id and signature, the Merkle path to the block's transactionsRoot, the generator's
 signature over the header, the block id; and that the bundle is for the file's SHA-256 (or --hash).
-With --node (repeatable), also asks each node whether it has that block at that height and the
-bundle's genesis block, and how deep the block is now. docs/proofs.md tells what this proves.
+With --node (repeatable), also asks each node whether it has that block at that height, the
+bundle's genesis block and maximum rollback, and how deep the block is now. docs/proofs.md tells
+what this proves.
 
 Options:
   --proof <json>   the proof bundle (default <file>.proof.json; with --hash and no --proof, the
@@ -36,11 +37,16 @@ interface NodeCheck {
 }
 
 interface Bundleish {
+  hash: string;
   block: { height: number; id: string };
   network: { genesisBlockId: string; maxRollback: number };
 }
 
-/** Whether `node` has the bundle's block at its height and the bundle's genesis; and how deep the block is. */
+/**
+ * Whether `node` has the bundle's block at its height and the bundle's genesis; and how deep the
+ * block is, final by the node's own maximum rollback (the bundle's is only its issuer's word: a
+ * bundle saying 1 would make any block with 2 confirmations "final").
+ */
 async function checkAgainstNode(node: string, b: Bundleish): Promise<NodeCheck> {
   try {
     const genesis = await requestNode(node, "/blocks/headers/at/1");
@@ -56,7 +62,12 @@ async function checkAgainstNode(node: string, b: Bundleish): Promise<NodeCheck> 
     const tip = (last.body as { height?: number } | undefined)?.height;
     if (last.status !== 200 || typeof tip !== "number") return { node, ok: false, message: `last block: ${errorOf(last)}` };
     const confirmations = tip - b.block.height + 1;
-    const final = confirmations > b.network.maxRollback;
+    // the node's own maximum rollback, as its proof of the same hash states it
+    const own = await requestNode(node, `/hash/${b.hash}/proof`);
+    const maxRollback = (own.body as { network?: { maxRollback?: unknown } } | undefined)?.network?.maxRollback;
+    if (own.status !== 200 || typeof maxRollback !== "number") return { node, ok: false, message: `cannot tell its maximum rollback: ${errorOf(own)}` };
+    if (maxRollback !== b.network.maxRollback) return { node, ok: false, message: `rolls back at most ${maxRollback} blocks, the bundle says ${b.network.maxRollback}` };
+    const final = confirmations > maxRollback;
     return { node, ok: true, message: `has block ${b.block.id} at height ${b.block.height}: ${final ? "final" : `${confirmations} confirmations`}`, confirmations, final };
   } catch (e) {
     return { node, ok: false, message: (e as Error).message };
