@@ -142,15 +142,28 @@ describe("GET /events", () => {
     await bad.text();
   }, 60_000);
 
+  it("a client that reads keeps up with a block of many events", async () => {
+    const reader = await SseClient.connect(`${api}/events`);
+    const seed = gens[1]!.seed;
+    // 150 anchor transactions × 100 anchors: 15,000 anchor events in one block, written to the
+    // stream only once the block is applied
+    await forge(a, (ts) => Array.from({ length: 150 }, (_, t) => anchorTx(seed, Array.from({ length: 100 }, (_, i) => sha256(new TextEncoder().encode(`burst ${t} ${i}`))), ts)));
+    await waitFor("every anchor event of the block", () => reader.of("anchor").length >= 15_000 || reader.ended, 30_000);
+    await reader.close();
+    expect(reader.events.some((e) => e.event === "close")).toBe(false);
+    expect(reader.of("anchor").filter((e) => e["final"] === false)).toHaveLength(15_000);
+  }, 60_000);
+
   it("cuts a client that never reads with a final event instead of queueing for it; bounds streams per client", async () => {
     const sock = net.connect(Number(new URL(api).port), "127.0.0.1");
     await new Promise<void>((r) => sock.once("connect", () => r()));
     sock.write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
     sock.pause();
-    // 60 blocks × 10 anchor transactions × 100 anchors: 60,000 anchor events (~10 MB of stream),
-    // several times the socket buffers and the 10,000-event window
+    // 80 blocks × 10 anchor transactions × 100 anchors: 80,000 anchor events and as many again
+    // when they become final (~27 MB of stream), several times the socket buffers, and more than
+    // the 100,000-event window behind
     const seed = gens[0]!.seed;
-    for (let blk = 0; blk < 60; blk++) {
+    for (let blk = 0; blk < 80; blk++) {
       await forge(a, (ts) =>
         Array.from({ length: 10 }, (_, t) => anchorTx(seed, Array.from({ length: 100 }, (_, i) => sha256(new TextEncoder().encode(`slow ${blk} ${t} ${i}`))), ts)),
       );
@@ -165,7 +178,7 @@ describe("GET /events", () => {
     const tail = text.slice(-400);
     expect(tail).toContain("event: close");
     expect(tail).toContain("slow consumer");
-    // it got a bounded prefix: far from all of the 60,000 events
+    // it got a bounded prefix: far from all of the 160,000 events
     expect(text.length).toBeLessThan(8 * 1024 * 1024);
     expect(text).not.toContain(a.ledger.lastHeader.id);
 

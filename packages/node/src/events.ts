@@ -14,14 +14,23 @@ import type { ChainEvent, EventFeed } from "@anchord/api";
 import { txAddresses, type Ledger } from "@anchord/state";
 import type { ChainEvents } from "./chain.js";
 
-/** Events kept for resuming (GET /events `Last-Event-ID`): docs/api.md. */
-export const EVENT_WINDOW = 10_000;
+/**
+ * Events kept for resuming (GET /events `Last-Event-ID`, docs/api.md). More than one block can
+ * produce (a 2 MiB block holds ~60,000 anchors, and the anchors of the block that became final
+ * come with it): a stream is written only between blocks, so a block's events must all fit.
+ * ~250 bytes an event: at most ~25 MB, reached only under a full anchoring load.
+ */
+export const EVENT_WINDOW = 100_000;
+/** Streams are woken at the latest after this many new events (see emit). */
+const WAKE_EVERY = 1_000;
 
 export class EventLog implements EventFeed {
   private readonly ring: (ChainEvent | undefined)[];
   private next: number;
   private readonly start: number;
   private readonly listeners = new Set<() => void>();
+  private wakeScheduled = false;
+  private unnotified = 0;
 
   constructor(
     readonly capacity: number = EVENT_WINDOW,
@@ -49,10 +58,28 @@ export class EventLog implements EventFeed {
     return () => this.listeners.delete(listener);
   }
 
-  /** Appends an event (data serialised once here) and wakes the streams. */
+  /**
+   * Appends an event (data serialised once here) and wakes the streams once the current work is
+   * done: a block's events are written in one go per stream, outside the chain's critical section.
+   */
   emit(type: ChainEvent["type"], data: Record<string, unknown>, addresses?: readonly string[]): void {
     const id = this.next++;
     this.ring[id % this.capacity] = { id, type, data: JSON.stringify(data), ...(addresses ? { addresses } : {}) };
+    // a long burst (a block of thousands of anchors) wakes them every WAKE_EVERY events, so that
+    // a stream whose client reads keeps up through the socket's buffers instead of falling out of
+    // the window before the burst ends
+    if (++this.unnotified >= WAKE_EVERY) this.wake();
+    else if (!this.wakeScheduled) {
+      this.wakeScheduled = true;
+      setImmediate(() => {
+        this.wakeScheduled = false;
+        if (this.unnotified > 0) this.wake();
+      });
+    }
+  }
+
+  private wake(): void {
+    this.unnotified = 0;
     for (const l of this.listeners) l();
   }
 }

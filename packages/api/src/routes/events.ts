@@ -49,7 +49,7 @@ export const eventRoutes: RouteDef[] = [
       "`rollback` {height}: blocks above `height` were removed (the new fork's blocks follow); `tx` {id, type, height, sender} for each transaction of a block; " +
       "`anchor` {hash (hex), sourceId, height, final}: once when its block is applied, again with `final: true` when the block is final. " +
       "Every event has an `id`, increasing by one. Reconnecting with `Last-Event-ID` (or `?lastEventId=`) delivers every event after it, in order, exactly once, " +
-      "while it is among the node's last 10,000 events; otherwise the stream starts with a `gap` event saying so. " +
+      "while it is among the node's last 100,000 events; otherwise the stream starts with a `gap` event saying so. " +
       "`?address=<address>` sends only the `tx` events that concern it (other events are all sent). A client that does not read is cut with a `close` event " +
       "{reason} once it is more than the window behind; at most 128 streams per client address (429 beyond).",
     responses: {
