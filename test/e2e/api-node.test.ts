@@ -869,6 +869,37 @@ describe("HTTP API of a real node", () => {
     expect((await getJson<Obj>(`${urlB}/transactions/info/${lease["id"] as string}`))["status"]).toBe("active");
   });
 
+  it("serves history, status, lease info, state at a height, validate, fee, sign/submit and the event stream (issue 13; deeper tests: history, events, submit e2e)", async () => {
+    const [[newest]] = await getJson<Obj[][]>(`${urlA}/transactions/address/${genA.address}/limit/1`);
+    expect(newest!["height"]).toBeGreaterThanOrEqual(1);
+    const [status] = await getJson<Obj[]>(`${urlA}/transactions/status?id=${String(newest!["id"])}`);
+    expect(status!["status"]).toBe("confirmed");
+    expect(await postJson(`${urlA}/transactions/status`, { ids: [String(newest!["id"])] })).toEqual([status]);
+    const tip = A.ledger.height;
+    const at = await getJson<Obj>(`${urlA}/addresses/balance/details/${genA.address}/at/${tip}`);
+    expect(at["height"]).toBe(tip);
+    expect(await getJson(`${urlA}/leasing/active/${genA.address}/at/${tip}`)).toEqual(await getJson(`${urlA}/leasing/active/${genA.address}`));
+    expect(await getJson(`${urlA}/addresses/validate/${user.address}`)).toEqual({ address: user.address, valid: true });
+    expect(await postJson(`${urlA}/transactions/calculateFee`, { type: 8 })).toEqual({ feeAssetId: null, feeAmount: 100_000_000 });
+    const signed = await postJson<Obj>(`${urlA}/transactions/sign`, { type: 8, recipient: user.address, amount: 1_000 });
+    const submitted = await postJson<Obj>(`${urlA}/transactions/submit`, { type: 8, recipient: user.address, amount: 2_000 });
+    expect(signed["sender"]).toBe(genA.address);
+    await waitFor("the submitted lease in a block", () => A.ledger.getTransaction(String(submitted["id"])) !== undefined, 30_000);
+    const lease = await getJson<Obj>(`${urlA}/leasing/info/${String(submitted["id"])}`);
+    expect(lease).toMatchObject({ id: submitted["id"], status: "active", sender: genA.address, recipient: user.address });
+    expect(await getJson(`${urlA}/leasing/info?id=${String(submitted["id"])}`)).toEqual([lease]);
+    expect(await postJson(`${urlA}/leasing/info`, { ids: [submitted["id"]] })).toEqual([lease]);
+    // the event stream never ends: read its first event, then close it
+    const res = await fetch(`${urlA}/events?lastEventId=1`);
+    requested.push({ method: "GET", path: "/events" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const reader = res.body!.getReader();
+    let text = "";
+    while (!text.includes("event: gap")) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+  });
+
   it("documents exactly the routes of docs/api.md in /api-docs/openapi.json, and this test called every one of them", async () => {
     const docRoutes = documentedRoutes(readFileSync(join(REPO_ROOT, "docs/api.md"), "utf8"));
     expect(docRoutes.length).toBeGreaterThanOrEqual(27);
