@@ -21,7 +21,7 @@ import { NODE_HEAP_ARGS, benchDir, status } from "./lib/procs.js";
 import { CONFIGS, type BenchConfig, type ScenarioResult } from "./lib/result.js";
 import { signTransfersParallel } from "./lib/sign.js";
 import { round, waitUntil } from "./lib/stats.js";
-import { ExpressLimit, measureGossipLimit, measureVerifyLimit } from "./limits/index.js";
+import { HttpRouteLimit, VERIFY_LIBRARIES, measureGossipLimit, measureVerifyLimit } from "./limits/index.js";
 import { anchorThroughput } from "./scenarios/anchors.js";
 import { balanceRead } from "./scenarios/balance.js";
 import { addressHistory } from "./scenarios/history.js";
@@ -69,17 +69,34 @@ function failed(name: string, e: unknown): ScenarioResult {
 /** Every limit measurement of the run, in order (results.json: machine.limits.measurements). */
 const measurements: { limit: string; when: string; value: number; p50Ms?: number; p99Ms?: number; mainCpuUsPerRequest?: number }[] = [];
 
+/** ed25519 verifications/s on all cores with each library, one after the other; the faster is the limit. */
 async function verifyLimit(when: string): Promise<number> {
-  const v = await measureVerifyLimit(cfg.verifyWindowMs);
-  measurements.push({ limit: `ed25519 verifications/s (${v.threads} threads)`, when, value: round(v.perSecond) });
-  log(`limit: ed25519 verify on ${v.threads} threads (${when}): ${Math.round(v.perSecond)}/s`);
-  return v.perSecond;
+  let best = 0;
+  for (const library of VERIFY_LIBRARIES) {
+    const v = await measureVerifyLimit(cfg.verifyWindowMs, library);
+    measurements.push({ limit: `ed25519 verifications/s (${v.library}, ${v.threads} threads)`, when, value: round(v.perSecond) });
+    log(`limit: ed25519 verify with ${v.library} on ${v.threads} threads (${when}): ${Math.round(v.perSecond)}/s`);
+    best = Math.max(best, v.perSecond);
+  }
+  return best;
 }
 
-async function expressLimit(express: ExpressLimit, concurrency: number, when: string): Promise<number> {
-  const l = await express.measure(concurrency, cfg.expressWindowMs, Math.min(1000, cfg.expressWindowMs / 2));
-  measurements.push({ limit: `bare Express 5 route, concurrency ${concurrency} (req/s)`, when, value: round(l.perSecond), p50Ms: round(l.p50Ms, 3), p99Ms: round(l.p99Ms, 3), mainCpuUsPerRequest: round(l.mainCpuUsPerRequest, 3) });
-  log(`limit: bare Express route at concurrency ${concurrency} (${when}): ${Math.round(l.perSecond)} req/s (p99 ${l.p99Ms.toFixed(1)} ms)`);
+/** The mean per library of the verification limits measured `before` and `after` a scenario. */
+function verifyByLibrary(before: string, after: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const library of VERIFY_LIBRARIES) {
+    const values = measurements.filter((m) => (m.when === before || m.when === after) && m.limit.startsWith(`ed25519 verifications/s (${library},`)).map((m) => m.value);
+    if (values.length) out[library] = round(values.reduce((a, b) => a + b, 0) / values.length);
+  }
+  return out;
+}
+
+/** Requests/s of a bare JSON route (Express 5 or node:http) at `concurrency`, same client and window. */
+async function routeLimit(route: HttpRouteLimit, concurrency: number, when: string): Promise<number> {
+  const l = await route.measure(concurrency, cfg.expressWindowMs, Math.min(1000, cfg.expressWindowMs / 2));
+  const name = route.server === "express" ? "Express 5" : "node:http";
+  measurements.push({ limit: `bare ${name} route, concurrency ${concurrency} (req/s)`, when, value: round(l.perSecond), p50Ms: round(l.p50Ms, 3), p99Ms: round(l.p99Ms, 3), mainCpuUsPerRequest: round(l.mainCpuUsPerRequest, 3) });
+  log(`limit: bare ${name} route at concurrency ${concurrency} (${when}): ${Math.round(l.perSecond)} req/s (p99 ${l.p99Ms.toFixed(1)} ms)`);
   return l.perSecond;
 }
 
@@ -102,7 +119,11 @@ async function main(): Promise<void> {
   const blockBytes = 1000 * 170;
   const gossip = only.has("block-propagation") ? await measureGossipLimit(cfg.gossipMessages, blockBytes, 100) : undefined;
   if (gossip) log(`limit: bare libp2p pair, ${blockBytes} B messages: p50 ${gossip.p50Ms.toFixed(1)} ms, p99 ${gossip.p99Ms.toFixed(1)} ms`);
-  const express = needHttp ? await ExpressLimit.start() : undefined;
+  const express = needHttp ? await HttpRouteLimit.start("express") : undefined;
+  const bareHttp = needHttp ? await HttpRouteLimit.start("node:http").catch(async (e: unknown) => {
+    await express?.stop();
+    throw e;
+  }) : undefined;
   try {
     if (needDevnet) {
       const gens = generators(3);
@@ -111,9 +132,9 @@ async function main(): Promise<void> {
       const genesis = makeGenesis({ generators: gens, senders: from, recipients: to, blockDelayMs: cfg.blockDelayMs, timestamp: Date.now() });
       // Enough signed transfers for the fastest conceivable node (1.5 × the limit) plus the propagation phase.
       const perThroughputRun = Math.min(cfg.maxThroughputTxs, Math.ceil(((verifyAtStart / 3) * 1.5 * (cfg.throughputWarmupMs + cfg.throughputWindowMs)) / 1000));
-      // events-fanout runs the load once more with its streams open (and a baseline run of its own
-      // when confirmed-tx-throughput is not in the run)
-      const throughputRuns = (only.has("confirmed-tx-throughput") ? 1 : 0) + (only.has("events-fanout") ? (only.has("confirmed-tx-throughput") ? 1 : 2) : 0);
+      // events-fanout runs the load once more with its streams open and once more after without
+      // (and a baseline run of its own when confirmed-tx-throughput is not in the run)
+      const throughputRuns = (only.has("confirmed-tx-throughput") ? 1 : 0) + (only.has("events-fanout") ? (only.has("confirmed-tx-throughput") ? 2 : 3) : 0);
       const throughputTxs = perThroughputRun * throughputRuns;
       const propagationRate = Math.round((cfg.propagationTxsPerBlock * 1000) / cfg.blockDelayMs);
       const propagationTxs = only.has("block-propagation") ? Math.ceil((propagationRate * cfg.propagationWindowMs) / 1000) + 1000 : 0;
@@ -127,7 +148,7 @@ async function main(): Promise<void> {
         if (only.has("confirmed-tx-throughput")) {
           const before = await verifyLimit("before confirmed-tx-throughput");
           log(`confirmed-tx-throughput: ${cfg.throughputWarmupMs / 1000} s warm-up + ${cfg.throughputWindowMs / 1000} s window…`);
-          await attempt(["confirmed-tx-throughput", "node-memory"], async () => {
+          await attempt(["confirmed-tx-throughput", "node-memory", "block-propagation-under-load"], async () => {
             const r = await confirmedThroughput({
               devnet,
               bodies: bodies.slice(0, perThroughputRun),
@@ -137,8 +158,9 @@ async function main(): Promise<void> {
               verifyLimit: { before, after: () => verifyLimit("after confirmed-tx-throughput") },
               ratePerSecond: values.rate ? Number(values.rate) : undefined,
             });
+            r.throughput.details["verifyPerSecondByLibrary"] = verifyByLibrary("before confirmed-tx-throughput", "after confirmed-tx-throughput");
             baseline = r.throughput;
-            return [r.throughput, r.memory];
+            return [r.throughput, r.memory, r.propagation];
           });
         }
         if (only.has("events-fanout")) {
@@ -165,19 +187,32 @@ async function main(): Promise<void> {
             await blockPropagation({ devnet, bodies: bodies.slice(throughputTxs), windowMs: cfg.propagationWindowMs, ratePerSecond: propagationRate, gossipLimit: gossip }),
           ]);
         }
-        if (only.has("anchor-throughput") && express) {
-          const before = await expressLimit(express, 64, "before anchor-throughput");
+        if (only.has("anchor-throughput") && express && bareHttp) {
+          const before = await routeLimit(express, 64, "before anchor-throughput");
+          const httpBefore = await routeLimit(bareHttp, 64, "before anchor-throughput");
           log(`anchor-throughput: ${cfg.anchorWindowMs / 1000} s at concurrency 64, then every anchor checked…`);
-          await attempt(["anchor-throughput"], async () => [
-            await anchorThroughput({ devnet, windowMs: cfg.anchorWindowMs, expressLimit: { before, after: () => expressLimit(express, 64, "after anchor-throughput") } }),
-          ]);
+          await attempt(["anchor-throughput", "anchor-throughput (node:http)"], () =>
+            anchorThroughput({
+              devnet,
+              windowMs: cfg.anchorWindowMs,
+              expressLimit: { before, after: () => routeLimit(express, 64, "after anchor-throughput") },
+              httpLimit: { before: httpBefore, after: () => routeLimit(bareHttp, 64, "after anchor-throughput") },
+            }),
+          );
         }
-        if (only.has("balance-read") && express) {
-          const before = await expressLimit(express, 32, "before balance-read");
+        if (only.has("balance-read") && express && bareHttp) {
+          const before = await routeLimit(express, 32, "before balance-read");
+          const httpBefore = await routeLimit(bareHttp, 32, "before balance-read");
           log(`balance-read: ${cfg.balanceWindowMs / 1000} s over ${to.length} addresses at concurrency 32…`);
-          await attempt(["balance-read"], async () => [
-            await balanceRead({ devnet, addresses: to, windowMs: cfg.balanceWindowMs, expressLimit: { before, after: () => expressLimit(express, 32, "after balance-read") } }),
-          ]);
+          await attempt(["balance-read", "balance-read (node:http)"], () =>
+            balanceRead({
+              devnet,
+              addresses: to,
+              windowMs: cfg.balanceWindowMs,
+              expressLimit: { before, after: () => routeLimit(express, 32, "after balance-read") },
+              httpLimit: { before: httpBefore, after: () => routeLimit(bareHttp, 32, "after balance-read") },
+            }),
+          );
         }
       } finally {
         log("stopping the devnet…");
@@ -185,13 +220,15 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await express?.stop();
+    await Promise.all([express?.stop(), bareHttp?.stop()]);
   }
 
   if (only.has("sync")) {
     log(`sync: preparing ${cfg.syncBlocks} blocks × ${cfg.syncTxsPerBlock} transfers, then a fresh node syncs them…`);
     await attempt(["sync"], async () => {
-      return [await syncScenario({ root: join(root, "sync"), blocks: cfg.syncBlocks, txsPerBlock: cfg.syncTxsPerBlock, verifyLimit: (when) => verifyLimit(when), timeoutMs: 600_000 })];
+      const r = await syncScenario({ root: join(root, "sync"), blocks: cfg.syncBlocks, txsPerBlock: cfg.syncTxsPerBlock, verifyLimit: (when) => verifyLimit(when), timeoutMs: 600_000 });
+      r.details["verifyPerSecondByLibrary"] = verifyByLibrary("before sync", "after sync");
+      return [r];
     });
   }
 
