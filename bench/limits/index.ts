@@ -3,7 +3,7 @@ import { runLoad, buildRequest } from "../lib/http-load.js";
 import { cpuMsByThread, spawnHelper, stopChild, threadCpuDelta } from "../lib/procs.js";
 import { percentile } from "../lib/stats.js";
 
-export { measureVerifyLimit } from "./verify.js";
+export { measureVerifyLimit, VERIFY_LIBRARIES, type VerifyLibrary } from "./verify.js";
 
 export interface HttpLimit {
   perSecond: number;
@@ -13,20 +13,27 @@ export interface HttpLimit {
   mainCpuUsPerRequest: number;
 }
 
+/** Which bare server answers the limit's JSON route. */
+export type HttpRouteServer = "express" | "node:http";
+
+const HELPERS: Record<HttpRouteServer, string> = { express: "limits/express-server.ts", "node:http": "limits/http-server.ts" };
+
 /**
- * A bare Express 5 JSON route in its own process, loaded by the bench's client on demand, so that
- * each HTTP scenario is compared with windows measured right before and after it.
+ * A bare JSON route (Express 5, or node:http alone) in its own process, loaded by the bench's
+ * client on demand, so that each HTTP scenario is compared with windows measured right before and
+ * after it.
  */
-export class ExpressLimit {
+export class HttpRouteLimit {
   private constructor(
+    readonly server: HttpRouteServer,
     private readonly helper: ReturnType<typeof spawnHelper>,
     private readonly target: { host: string; port: number },
   ) {}
 
-  static async start(): Promise<ExpressLimit> {
-    const helper = spawnHelper("limits/express-server.ts", []);
+  static async start(server: HttpRouteServer): Promise<HttpRouteLimit> {
+    const helper = spawnHelper(HELPERS[server], []);
     try {
-      return new ExpressLimit(helper, { host: "127.0.0.1", port: Number(await helper.firstLine) });
+      return new HttpRouteLimit(server, helper, { host: "127.0.0.1", port: Number(await helper.firstLine) });
     } catch (e) {
       await stopChild(helper.child, 2000);
       throw e;
@@ -41,7 +48,7 @@ export class ExpressLimit {
     await runLoad({ targets: [this.target], concurrency, durationMs: warmupMs, next });
     const cpu0 = cpuMsByThread(this.helper.child.pid!);
     const r = await runLoad({ targets: [this.target], concurrency, durationMs, next });
-    if (r.ok === 0) throw new Error(`bare Express route answered nothing: ${r.errorSamples.join("; ")}`);
+    if (r.ok === 0) throw new Error(`bare ${this.server} route answered nothing: ${r.errorSamples.join("; ")}`);
     const mainMs = threadCpuDelta(this.helper.child.pid!, cpu0, cpuMsByThread(this.helper.child.pid!)).main;
     return { perSecond: (r.ok * 1000) / r.elapsedMs, p50Ms: percentile(r.latencies, 50), p99Ms: percentile(r.latencies, 99), mainCpuUsPerRequest: (mainMs * 1000) / r.ok };
   }

@@ -1,7 +1,8 @@
 /**
  * anchor-throughput: POST /hash at concurrency 64 to one node; anchors acknowledged per second
  * (200: durably in the pool) with p50/p99 latency. Afterwards every acknowledged hash must be
- * confirmed: GET /hash/:hash on another node answers 200 with a block height.
+ * confirmed: GET /hash/:hash on another node answers 200 with a block height. Compared with a bare
+ * Express 5 JSON route and with a bare node:http one (two rows), each at the same concurrency.
  */
 import { randomBytes } from "node:crypto";
 import { buildRequest, runLoad } from "../lib/http-load.js";
@@ -16,10 +17,12 @@ export interface AnchorInput {
   windowMs: number;
   /** Requests/s of the bare Express route at concurrency 64, before and after. */
   expressLimit: Bracket;
+  /** Requests/s of the bare node:http route at concurrency 64, before and after. */
+  httpLimit: Bracket;
   concurrency?: number;
 }
 
-export async function anchorThroughput(input: AnchorInput): Promise<ScenarioResult> {
+export async function anchorThroughput(input: AnchorInput): Promise<ScenarioResult[]> {
   const { devnet } = input;
   const concurrency = input.concurrency ?? 64;
   const node = devnet.nodes[0]!;
@@ -47,7 +50,9 @@ export async function anchorThroughput(input: AnchorInput): Promise<ScenarioResu
 
   await drain(devnet, 120_000);
   const expressAfter = await input.expressLimit.after();
+  const httpAfter = await input.httpLimit.after();
   const limit = (input.expressLimit.before + expressAfter) / 2;
+  const httpLimit = (input.httpLimit.before + httpAfter) / 2;
   let confirmed = 0;
   const missing: string[] = [];
   let k = 0;
@@ -65,7 +70,8 @@ export async function anchorThroughput(input: AnchorInput): Promise<ScenarioResu
   });
   const ratio = perSecond / limit;
   const allConfirmed = confirmed === acked.length;
-  return {
+  const httpRatio = perSecond / httpLimit;
+  const main: ScenarioResult = {
     name: "anchor-throughput",
     value: round(perSecond),
     unit: "anchors/s",
@@ -79,8 +85,23 @@ export async function anchorThroughput(input: AnchorInput): Promise<ScenarioResu
     details: {
       concurrency,
       expressPerSecondBeforeAndAfter: [round(input.expressLimit.before), round(expressAfter)],
+      nodeHttpPerSecondBeforeAndAfter: [round(input.httpLimit.before), round(httpAfter)],
       // CPU of the node (main thread, other threads) per anchor acknowledged in the window
       nodeMainCpuUsPerAnchor: round((mainCpuMs * 1000) / Math.max(1, load.ok)),
       acknowledged: acked.length, confirmed, unconfirmedSamples: missing, statuses: load.statuses, errorSamples: load.errorSamples },
   };
+  const vsHttp: ScenarioResult = {
+    name: "anchor-throughput (node:http)",
+    value: main.value,
+    unit: main.unit,
+    limit: round(httpLimit),
+    limitName: "requests/s of a bare node:http JSON route (concurrency 64)",
+    ratio: round(httpRatio, 3),
+    target: "≥ 0.5, every anchor confirmed",
+    p50Ms: main.p50Ms,
+    p99Ms: main.p99Ms,
+    pass: httpRatio >= 0.5 && allConfirmed,
+    details: { concurrency, nodeHttpPerSecondBeforeAndAfter: [round(input.httpLimit.before), round(httpAfter)], acknowledged: acked.length, confirmed, sameWindowAs: "anchor-throughput" },
+  };
+  return [main, vsHttp];
 }

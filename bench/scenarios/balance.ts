@@ -1,7 +1,7 @@
 /**
  * balance-read: GET /addresses/balance/details/:address over the funded addresses at concurrency
- * 32 against one node; requests/s and p99, compared with the bare Express route at the same
- * concurrency.
+ * 32 against one node; requests/s and p99, compared with the bare Express route and with the bare
+ * node:http route (two rows), each at the same concurrency.
  */
 import { buildRequest, runLoad } from "../lib/http-load.js";
 import { cpuMsByThread, threadCpuDelta } from "../lib/procs.js";
@@ -15,9 +15,11 @@ export interface BalanceInput {
   windowMs: number;
   /** Requests/s of the bare Express route at concurrency 32, before and after. */
   expressLimit: Bracket;
+  /** Requests/s of the bare node:http route at concurrency 32, before and after. */
+  httpLimit: Bracket;
 }
 
-export async function balanceRead(input: BalanceInput): Promise<ScenarioResult> {
+export async function balanceRead(input: BalanceInput): Promise<ScenarioResult[]> {
   const node = input.devnet.nodes[0]!;
   const requests = input.addresses.map((a) => buildRequest("GET", `/addresses/balance/details/${a}`));
   let i = 0;
@@ -33,11 +35,14 @@ export async function balanceRead(input: BalanceInput): Promise<ScenarioResult> 
   const load = await runLoad({ targets: [node.api], concurrency: 32, durationMs: input.windowMs, next, onResponse });
   const mainCpuMs = threadCpuDelta(node.child.pid!, cpu0, cpuMsByThread(node.child.pid!)).main;
   const expressAfter = await input.expressLimit.after();
+  const httpAfter = await input.httpLimit.after();
   const limit = (input.expressLimit.before + expressAfter) / 2;
+  const httpLimit = (input.httpLimit.before + httpAfter) / 2;
   const perSecond = (load.ok * 1000) / load.elapsedMs;
   const p99 = percentile(load.latencies, 99);
   const ratio = perSecond / limit;
-  return {
+  const httpRatio = perSecond / httpLimit;
+  const main: ScenarioResult = {
     name: "balance-read",
     value: round(perSecond),
     unit: "req/s",
@@ -51,6 +56,21 @@ export async function balanceRead(input: BalanceInput): Promise<ScenarioResult> 
     details: {
       nodeMainCpuUsPerRequest: round((mainCpuMs * 1000) / Math.max(1, load.ok)),
       expressPerSecondBeforeAndAfter: [round(input.expressLimit.before), round(expressAfter)],
+      nodeHttpPerSecondBeforeAndAfter: [round(input.httpLimit.before), round(httpAfter)],
       addresses: input.addresses.length, concurrency: 32, requests: load.ok, unfundedAnswers: unfunded, statuses: load.statuses, errorSamples: load.errorSamples },
   };
+  const vsHttp: ScenarioResult = {
+    name: "balance-read (node:http)",
+    value: main.value,
+    unit: main.unit,
+    limit: round(httpLimit),
+    limitName: "requests/s of a bare node:http JSON route (concurrency 32)",
+    ratio: round(httpRatio, 3),
+    target: "≥ 0.8",
+    p50Ms: main.p50Ms,
+    p99Ms: main.p99Ms,
+    pass: httpRatio >= 0.8,
+    details: { concurrency: 32, nodeHttpPerSecondBeforeAndAfter: [round(input.httpLimit.before), round(httpAfter)], sameWindowAs: "balance-read" },
+  };
+  return [main, vsHttp];
 }
