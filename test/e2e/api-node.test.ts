@@ -23,6 +23,7 @@ import {
   type TransferTx,
 } from "@anchord/protocol";
 import type { Node } from "@anchord/node";
+import { verifyProofBundle } from "@anchord/verify";
 import { sleep, startTestNode, tempDir, testAccount, testGenesis, waitFor } from "../utils/cluster.js";
 import { REPO_ROOT } from "../utils/devnet-process.js";
 import { big, expectError, get, getJson, observeRequests, post, postJson, request, type HttpResult } from "../utils/http.js";
@@ -328,6 +329,12 @@ describe("HTTP API of a real node", () => {
     for (const body of bad) expectError(await post(`${urlA}/hash`, body), 400, 1);
     expect((await unconfirmed(urlA)).length).toBe(pool.length);
 
+    // Pending: the status route tells it from an unknown hash; no proof yet.
+    expect(await getJson<Obj>(`${urlA}/hash/${toHex(h1)}/status`)).toEqual({ hash: toHex(h1), status: "pending", sourceId: source1 });
+    expect((await get(`${urlA}/hash/${toHex(h1)}/proof`)).status).toBe(404);
+    const never = hashOf("never anchored");
+    expect(await getJson<Obj>(`${urlA}/hash/${base58Encode(never)}/encoding/base58/status`)).toEqual({ hash: toHex(never), status: "unknown" });
+
     // In a block: the confirmed record on node B, matching the ledger's height and position.
     resume();
     let confirmed: Obj | undefined;
@@ -343,6 +350,23 @@ describe("HTTP API of a real node", () => {
     expect(info["id"]).toBe(source1);
     const block = await getJson<Obj>(`${urlB}/blocks/at/${height!}`);
     expect((block["transactions"] as Obj[])[Number(position)]!["id"]).toBe(source1);
+
+    // Its header on the header routes, and a proof bundle that checks offline and leads to that header.
+    const header = await getJson<Obj>(`${urlB}/blocks/headers/at/${height!}`);
+    expect(header["id"]).toBe(block["id"]);
+    expect(header["transactionsRoot"]).toBe(block["transactionsRoot"]);
+    expect(header["transactions"]).toBeUndefined();
+    const seq = await getJson<Obj[]>(`${urlB}/blocks/headers/seq/${height!}/${height!}`);
+    expect(seq.map((h) => h["id"])).toEqual([block["id"]]);
+    expect(Number((await getJson<Obj>(`${urlB}/blocks/headers/last`))["height"])).toBeGreaterThanOrEqual(Number(height));
+    const status = await getJson<Obj>(`${urlB}/hash/${toHex(h1)}/status`);
+    expect(status).toMatchObject({ status: "confirmed", sourceId: source1, height: Number(height) });
+    const bundle = await getJson<Obj>(`${urlB}/hash/${toHex(h1)}/proof`);
+    const checked = verifyProofBundle(bundle);
+    expect(checked.valid, checked.error).toBe(true);
+    expect((bundle["block"] as Obj)["id"]).toBe(block["id"]);
+    const viaBase58 = await getJson<Obj>(`${urlB}/hash/${base58Encode(h1)}/encoding/base58/proof`);
+    expect(viaBase58["transaction"]).toEqual(bundle["transaction"]);
 
     // Every encoding of the GET route gives the same record, on both nodes.
     await waitConfirmed(urlA, source1);
