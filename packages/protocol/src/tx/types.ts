@@ -100,5 +100,5 @@ export type UnsignedTxFields =
   | { type: 15; version?: number; timestamp: number; fee: bigint; senderKeyType?: KeyType; senderPublicKey: Uint8Array; anchors: Uint8Array[] };
 
 export function isSignedTx(tx: Transaction): tx is SignedTx {
-  return tx.type !== 1;
+  return tx.type !== TxType.Genesis;
 }
