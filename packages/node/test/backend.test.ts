@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { AnchordError, ErrorCode, TOKEN, type SignedTx } from "@anchord/protocol";
+import { AnchorBatcher } from "../src/anchoring.js";
+import { AnchorJournal } from "../src/anchorJournal.js";
+import { NodeBackend, type NodeParts } from "../src/backend.js";
+import { EventLog } from "../src/events.js";
+import { silentLogger } from "../src/logger.js";
+import { NodeMetrics } from "../src/metrics.js";
+import { TxPool } from "../src/pool.js";
+import { Wallet } from "../src/wallet.js";
+import { acct, CHAIN, cleanup, genesisFor, openLedger, tempDir } from "./helpers.js";
+
+afterEach(cleanup);
+const holder = acct("backend wallet");
+const other = acct("backend other");
+
+/** The backend built from the node's parts alone: no Node, no network, no generator. */
+async function partsBackend(): Promise<{ backend: NodeBackend; submitted: SignedTx[]; fail: (e: AnchordError) => void; close: () => Promise<void> }> {
+  const ledger = await openLedger(genesisFor([[holder, 1000n]]));
+  const pool = await TxPool.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
+  const wallet = new Wallet([holder.seed], CHAIN);
+  const anchoring = new AnchorBatcher(ledger, pool, wallet, await AnchorJournal.open(join(tempDir(), "journal")), (fn) => fn(), silentLogger());
+  const submitted: SignedTx[] = [];
+  let failure: AnchordError | undefined;
+  const parts: NodeParts = {
+    ledger,
+    pool,
+    wallet,
+    anchoring,
+    metrics: new NodeMetrics(false),
+    network: undefined,
+    sync: undefined,
+    generator: undefined,
+    events: new EventLog(),
+    storageFailure: () => failure,
+    submit: async (tx) => {
+      await pool.add(tx);
+      submitted.push(tx);
+    },
+    writing: (fn) => fn(),
+  };
+  return {
+    backend: new NodeBackend(parts),
+    submitted,
+    fail: (e) => (failure = e),
+    close: async () => {
+      await anchoring.close();
+      await pool.close();
+      await ledger.close();
+    },
+  };
+}
+
+describe("NodeBackend from the node's parts", () => {
+  it("serves status, balances and wallet signing without a Node", async () => {
+    const { backend, submitted, fail, close } = await partsBackend();
+    const status = backend.status();
+    expect(status).toMatchObject({ blockchainHeight: 1, peers: 0, poolSize: 0, syncing: false, peerId: null, storage: "ok", generator: null });
+    expect(backend.balances(holder.address).regular).toBe(1000n * TOKEN);
+    expect(backend.walletAddresses()).toEqual([holder.address]);
+
+    const lease = await backend.signLease({ sender: holder.address, recipient: other.address, amount: 5n * TOKEN });
+    expect(submitted.map((t) => t.id)).toEqual([lease.id]);
+    expect(backend.unconfirmed().map((t) => t.id)).toEqual([lease.id]);
+    expect(backend.status().poolSize).toBe(1);
+
+    fail(new AnchordError(ErrorCode.STORAGE, "disk full"));
+    expect(backend.status().storage).toBe("failed");
+    await close();
+  });
+});
