@@ -17,7 +17,7 @@ import { routeTable, type OpenApiDocument } from "@anchord/api";
 import { Node, createLogger, type NodeOptions } from "@anchord/node";
 import { removeDir, tempDir, testAccount, testGenesis, waitFor } from "../utils/cluster.js";
 import { nextBlock } from "../utils/forge.js";
-import { endpointOf, notJsonError, sendAll, slowClient, type Answer, type BadRequest } from "./utils/hostileHttp.js";
+import { endpointOf, notInvalidAnswer, notJsonAnswer, notJsonError, sendAll, slowClient, type Answer, type BadRequest } from "./utils/hostileHttp.js";
 import { generateBadRequests, type FuzzContext } from "./utils/hostileHttpCases.js";
 import { apiSnapshot, digestLevelDbs } from "./utils/hostileState.js";
 import { recordResult } from "./utils/results.js";
@@ -141,6 +141,7 @@ function statePaths(prep: Prepared, upTo: number): string[] {
 async function attack(baseUrl: string, requests: readonly BadRequest[]): Promise<{ answers: Answer[]; failures: string[] }> {
   const answers = await sendAll(endpointOf(baseUrl), requests, 16);
   const failures: string[] = [];
+  let failed = 0;
   answers.forEach((a, i) => {
     const r = requests[i]!;
     figures.tried++;
@@ -150,10 +151,15 @@ async function attack(baseUrl: string, requests: readonly BadRequest[]): Promise
     if (a.status >= 500) figures.serverErrors++;
     else if (a.status === 0) figures.noAnswer++;
     else figures.rejected++;
-    const why = notJsonError(a) ?? (r.expect !== undefined && a.status !== r.expect ? `status ${a.status}, expected ${r.expect}` : undefined);
+    const why = r.expectInvalid
+      ? notInvalidAnswer(a, r.path)
+      : r.mayAccept
+        ? notJsonAnswer(a)
+        : notJsonError(a) ?? (r.expect !== undefined && a.status !== r.expect ? `status ${a.status}, expected ${r.expect}` : undefined);
     if (why === undefined) figures.acked++;
-    else if (failures.length < 30) failures.push(`${r.category} | ${r.method} ${r.path.slice(0, 120)} → ${why}: ${a.text.slice(0, 160)}`);
+    else if (++failed <= 30) failures.push(`${r.category} | ${r.method} ${r.path.slice(0, 120)}${r.body !== undefined && typeof r.body === "string" ? ` ${r.body.slice(0, 200)}` : ""} → ${why}: ${a.text.slice(0, 160)}`);
   });
+  if (failed > failures.length) failures.push(`… and ${failed - failures.length} more`);
   return { answers, failures };
 }
 

@@ -2,10 +2,12 @@
  * POST /transactions/sign and /transactions/submit: an unsigned transaction as the client library
  * writes it (`node.submit()` sends no sender, key, timestamp or proofs), filled in with the
  * wallet key of `sender` (the anchoring account when absent), the next wallet timestamp and the
- * minimum fee when absent, then parsed by the same code as a broadcast and signed.
+ * minimum fee when absent, then parsed by the same code as a broadcast, signed, and checked by the
+ * stateless rules a broadcast passes (fee, amount, anchors, attachment…): the wallet signs nothing
+ * the network would refuse on its face.
  */
 import { base58Encode, parseAddress, stripAddressPrefix } from "@anchord/crypto";
-import { AnchordError, ErrorCode, minFee, signTx, txFromJson, type JsonValue, type NetworkConfig, type SignedTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, minFee, signTx, txFromJson, validateTxStateless, type JsonValue, type NetworkConfig, type SignedTx } from "@anchord/protocol";
 import type { Wallet, WalletAccount } from "./wallet.js";
 
 /** Fields the node decides (a client's own proofs or sponsor are not signed for). */
@@ -38,5 +40,7 @@ export function signRequest(body: JsonValue, wallet: Wallet, fallback: WalletAcc
   // the minimum fee depends on the transaction (anchors: their count): parse once to learn it
   const draft = txFromJson({ ...filled, fee: feeGiven ? filled["fee"]! : 1 }, config.chainIdByte);
   const tx = feeGiven ? draft : txFromJson({ ...filled, fee: minFee(draft, config.minFees) }, config.chainIdByte);
-  return signTx(tx, account.keyPair);
+  const signed = signTx(tx, account.keyPair);
+  validateTxStateless(signed, config);
+  return signed;
 }

@@ -24,6 +24,13 @@ export interface BadRequest {
   raw?: Uint8Array;
   /** The exact status this request must get (otherwise any 4xx). */
   expect?: number;
+  /** A validation route (`/addresses/validate/:address`): the answer is 200 `{"valid": false, …}`, not an error. */
+  expectInvalid?: boolean;
+  /**
+   * Valid after all by a documented rule (a field `/transactions/calculateFee` fills in, a fee it
+   * does not check): a 200 JSON answer is right too. The state must stay unchanged all the same.
+   */
+  mayAccept?: boolean;
 }
 
 export interface Answer {
@@ -214,6 +221,47 @@ export function slowClient(ep: Endpoint, payload: string, intervalMs: number, gi
   socket.on("error", (e) => finish(e.message));
   socket.on("close", () => finish());
   return { done, stop: () => finish("stopped") };
+}
+
+/** Whether a request path holds a percent-escape that does not decode (`%zz`, `%E0%A4%A`, `%FF%FE`). */
+function undecodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Why `a` is not the 200 JSON answer `{"valid": false, …}` of a validation route (undefined when it
+ * is). A `path` that cannot be percent-decoded is no text to validate: a JSON 400 error is right too.
+ */
+export function notInvalidAnswer(a: Answer, path = ""): string | undefined {
+  if (a.status === 400 && undecodable(path)) return notJsonError(a);
+  if (a.status !== 200) return `status ${a.status}, expected 200 with valid: false`;
+  if (!a.contentType.startsWith("application/json")) return `content-type ${JSON.stringify(a.contentType)}`;
+  try {
+    const body = parseJson(a.text) as { valid?: unknown } | null;
+    return body !== null && typeof body === "object" && body.valid === false ? undefined : "valid is not false";
+  } catch {
+    return "body is not JSON";
+  }
+}
+
+/**
+ * Why `a` is neither a JSON 4xx error nor a 200 JSON answer (undefined when it is one): for a
+ * request that only a documented fill-in or stand-in makes valid (`mayAccept`).
+ */
+export function notJsonAnswer(a: Answer): string | undefined {
+  if (a.status !== 200) return notJsonError(a);
+  if (!a.contentType.startsWith("application/json")) return `content-type ${JSON.stringify(a.contentType)}`;
+  try {
+    parseJson(a.text);
+    return undefined;
+  } catch {
+    return "body is not JSON";
+  }
 }
 
 /** Why an answer is not a JSON 4xx error, or undefined when it is. */

@@ -6,9 +6,12 @@
  * Node's HTTP parser must refuse. Systematic lists first, then seeded random junk, each value
  * carrying at least one character or property that makes it invalid for its parameter, and every
  * body built on a request that is inadmissible whatever the mutation (a lease to oneself, a cancel
- * of an unknown lease, a transfer beyond the sender's balance): none of them may change the state.
+ * of an unknown lease, a transfer beyond the sender's balance; for the wallet's signing routes an
+ * unsigned transfer with three faults, so that no single mutation removes more than one): none of
+ * them may change the state. `/transactions/calculateFee` reads fields no signature binds: there a
+ * mutation that is a valid value after all (an integer fee, an amount of 100) may be answered 200.
  */
-import { addressFromPublicKey, base58Decode, base58Encode, keyPairFromSeed } from "@anchord/crypto";
+import { addressFromPublicKey, base58Decode, base58Encode, keyPairFromSeed, tryBase58Decode } from "@anchord/crypto";
 import { createTx, signTx, sponsorTx, stringifyJson, txToJson, withProofs, type SignedTx } from "@anchord/protocol";
 import { prng } from "../../utils/random.js";
 import type { BadRequest } from "./hostileHttp.js";
@@ -236,6 +239,63 @@ function badBroadcasts(ctx: FuzzContext): { label: string; body: string }[] {
   return out;
 }
 
+// ---- bodies of the routes that take a transaction the node does not verify a signature of
+
+/**
+ * An unsigned transfer for the wallet's signing routes (`sign`, `submit`), signable by the wallet
+ * (so every field reaches the parser) and with three faults no single mutation removes together:
+ * a fee below the minimum, an attachment over 140 bytes (both stateless: `sign` refuses them
+ * too), and an amount above any balance (2^62: `submit` refuses it whoever signs, the node's
+ * anchoring account included when `sender` is removed). A missing `fee`, `timestamp` or `sender`
+ * is filled in by the node, as documented, and still leaves two faults.
+ */
+function unsignedTransferBody(ctx: FuzzContext): Record<string, unknown> {
+  return {
+    type: 4, version: 3, sender: ctx.wallet.address, recipient: ctx.other.address, amount: 1n << 62n, fee: 1, timestamp: Date.now(),
+    attachment: base58Encode(new Uint8Array(141).fill(1)),
+  };
+}
+
+/** A valid fee question: a transfer (signed or not, the route does not care) without `id`, which it ignores. */
+function feeQuestionBody(ctx: FuzzContext): Record<string, unknown> {
+  const { id: _id, ...fields } = txToJson(transfer(ctx.other.seed, ctx.wallet.address, TOKEN)) as Record<string, unknown>;
+  return { ...fields, proofs: [] };
+}
+
+/**
+ * Whether `/transactions/calculateFee` may accept the fee question with `field` set to `valueText`
+ * (undefined: removed), by its documented rules: every field but `type` may be left out (stand-ins
+ * are used), `fee` and `timestamp` need only be non-negative integers, `amount` a positive one, an
+ * attachment base58 of at most 140 bytes, proofs are not required. Anything else must be a 400.
+ */
+function feeQuestionAccepts(field: string, valueText: string | undefined): boolean {
+  if (valueText === undefined) return field !== "type";
+  let v: unknown;
+  try {
+    v = JSON.parse(valueText);
+  } catch {
+    return false;
+  }
+  switch (field) {
+    case "fee":
+    case "timestamp":
+      return Number.isSafeInteger(v) && (v as number) >= 0;
+    case "amount":
+      return Number.isSafeInteger(v) && (v as number) > 0;
+    case "attachment": {
+      const bytes = typeof v === "string" ? tryBase58Decode(v) : undefined;
+      return bytes !== undefined && bytes.length <= 140;
+    }
+    case "proofs":
+      return Array.isArray(v) && v.length === 0;
+    default:
+      return false;
+  }
+}
+
+/** Event ids `Last-Event-ID` / `?lastEventId=` must refuse (a decimal integer of at most 16 digits is an id). */
+const BAD_EVENT_IDS = ["", "-1", "01", "00", "1.0", "1e3", "0x10", "+1", "abc", "1 2", " 1", "1 ", "99999999999999999", "18446744073709551616", "NaN", "null"];
+
 // ---- the generator
 
 function fill(path: string, values: Record<string, string>): string {
@@ -258,6 +318,8 @@ export function generateBadRequests(ctx: FuzzContext): BadRequest[] {
     encoding: "hex",
   };
   const n = ctx.randomPerKind;
+  const methodsOf = new Map<string, Set<string>>();
+  for (const r of ctx.routes) methodsOf.set(r.path, (methodsOf.get(r.path) ?? new Set<string>()).add(r.method));
 
   for (const route of ctx.routes) {
     const name = `${route.method.toUpperCase()} ${route.path}`;
@@ -265,18 +327,24 @@ export function generateBadRequests(ctx: FuzzContext): BadRequest[] {
     const add = (category: string, r: Omit<BadRequest, "route" | "category">): void => {
       out.push({ category, route: name, ...r });
     };
+    // a validation route answers every bad value with 200 {"valid": false}, as Waves' does
+    const validates = route.path === "/addresses/validate/:address";
+    // the wallet's signing routes: their bodies are unsigned transactions
+    const signs = route.path === "/transactions/sign" || route.path === "/transactions/submit";
     const get = (category: string, values: Record<string, string>, expect?: number): void =>
-      add(category, { method: "GET", path: fill(route.path, { ...valid, ...values }), ...(expect ? { expect } : {}) });
+      add(category, { method: "GET", path: fill(route.path, { ...valid, ...values }), ...(expect ? { expect } : {}), ...(validates ? { expectInvalid: true } : {}) });
 
     // wrong methods on every route
     const samplePath = fill(route.path, valid);
     for (const method of ["PUT", "DELETE", "PATCH", "TRACE", "PROPFIND"]) add("wrong method", { method, path: samplePath, expect: 404 });
     add("unknown method", { method: "FOO", path: samplePath, expect: 400 });
-    if (route.method === "get") add("wrong method", { method: "POST", path: samplePath, headers: { ...json, ...auth }, body: "{}", expect: 404 });
-    else add("wrong method", { method: "GET", path: samplePath, expect: 404 });
+    // (a path served for both GET and POST has no wrong method among the two)
+    const served = methodsOf.get(route.path)!;
+    if (!served.has("post")) add("wrong method", { method: "POST", path: samplePath, headers: { ...json, ...auth }, body: "{}", expect: 404 });
+    if (!served.has("get")) add("wrong method", { method: "GET", path: samplePath, expect: 404 });
     // (an extra segment may land on a longer route with a bad parameter: any 4xx)
     add("unknown route", { method: route.method.toUpperCase(), path: `${samplePath}/extra`, headers: route.method === "post" ? { ...json, ...auth } : {}, body: route.method === "post" ? "{}" : undefined });
-    add("unknown route", { method: "GET", path: `${samplePath}%00`, expect: params.length ? undefined : 404 });
+    add("unknown route", { method: "GET", path: `${samplePath}%00`, expect: params.length ? undefined : 404, ...(validates ? { expectInvalid: true } : {}) });
     if (params.length === 0) {
       for (let i = 0; i < Math.ceil(n / 4); i++) add("random junk path segment", { method: "GET", path: `${samplePath}/${seg(junk(rand, "~", 40))}` });
     }
@@ -297,6 +365,45 @@ export function generateBadRequests(ctx: FuzzContext): BadRequest[] {
       get("height 0", { height: "0" });
       get("height beyond the tip", { height: String(ctx.height + 1000) }, 404);
     }
+    if (route.path.endsWith("/at/:height")) {
+      get("height 0", { height: "0" });
+      get("height beyond the tip", { height: String(ctx.height + 1000) });
+    }
+    if (route.path === "/transactions/address/:address/limit/:limit") {
+      get("limit 0", { limit: "0" });
+      get("limit above 1000", { limit: "1001" });
+    }
+
+    // query parameters (the routes that read one)
+    const query = (category: string, q: string, headers: Record<string, string> = {}, expect?: number): void =>
+      add(category, { method: "GET", path: `${samplePath}?${q}`, headers, ...(expect ? { expect } : {}) });
+    const unknownId = base58Encode(new Uint8Array(32).fill(9));
+    if (route.method === "get" && (route.path === "/transactions/status" || route.path === "/leasing/info")) {
+      // for the status route a well-formed unknown id is a valid question (not_found); for leases it is a 404
+      const ids = route.path === "/leasing/info" ? badIds(ctx) : badIds(ctx).filter((v) => tryBase58Decode(v, 32) === undefined);
+      for (const v of ids) query("bad id in the query", `id=${v}`);
+      for (const v of ids.slice(0, 8)) query("bad id among good ones", `id=${ctx.confirmed.id}&id=${v}&id=${unknownId}`);
+      for (let i = 0; i < n; i++) query("random junk id in the query", `id=${seg(junk(rand, "0"))}`);
+      query("no id", "", {});
+      query("no id", "ids=x");
+      query("more than 1000 ids", Array.from({ length: 1001 }, () => `id=${unknownId}`).join("&"));
+      if (route.path === "/leasing/info") query("id of a transfer, not a lease", `id=${ctx.confirmed.id}`, {}, 404);
+    }
+    if (route.path === "/transactions/address/:address/limit/:limit") {
+      for (const v of badIds(ctx)) query("bad after in the query", `after=${v}`);
+      for (let i = 0; i < n; i++) query("random junk after in the query", `after=${seg(junk(rand, "0"))}`);
+    }
+    if (route.path === "/events") {
+      // every one refused before the stream opens (a valid one would stream forever)
+      for (const v of badAddresses(ctx)) query("bad address in the query", `address=${v}`);
+      for (let i = 0; i < n; i++) query("random junk address in the query", `address=${seg(junk(rand, "0"))}`);
+      for (const v of BAD_EVENT_IDS) {
+        query("bad lastEventId in the query", `lastEventId=${seg(v)}`);
+        // (HTTP drops the blanks around a header value: " 1" would arrive as a valid id)
+        if (v.trim() === v && v !== "") query("bad Last-Event-ID header", "", { "last-event-id": v });
+        query("bad lastEventId, good address", `address=${ctx.wallet.address}&lastEventId=${seg(v)}`);
+      }
+    }
     if (route.path === "/blocks/seq/:from/:to") {
       get("from above to", { from: "5", to: "4" });
       get("more than 100 blocks", { from: "1", to: "101" });
@@ -307,8 +414,16 @@ export function generateBadRequests(ctx: FuzzContext): BadRequest[] {
     // bodies
     if (route.body !== undefined) {
       const headers = { ...json, ...(route.auth ? auth : {}) };
-      const base: Record<string, unknown> =
-        route.path === "/leasing/lease"
+      const feeQuestion = route.path === "/transactions/calculateFee";
+      const base: Record<string, unknown> = signs
+        ? unsignedTransferBody(ctx)
+        : feeQuestion
+          ? feeQuestionBody(ctx)
+          : route.path === "/transactions/status"
+            ? { ids: [ctx.confirmed.id, "0".repeat(44)] } // one id that is no base58
+            : route.path === "/leasing/info"
+              ? { ids: [base58Encode(new Uint8Array(32).fill(9))] } // no such lease: 404
+              : route.path === "/leasing/lease"
           ? { sender: ctx.wallet.address, recipient: ctx.wallet.address, amount: 100_000_000, fee: 100_000_000 } // lease to oneself
           : route.path === "/leasing/cancel"
             ? { sender: ctx.wallet.address, leaseId: base58Encode(new Uint8Array(32).fill(9)), fee: 100_000_000 } // unknown lease
@@ -317,13 +432,40 @@ export function generateBadRequests(ctx: FuzzContext): BadRequest[] {
               : (txToJson(transfer(ctx.other.seed, ctx.wallet.address, 1_000_000n * TOKEN)) as Record<string, unknown>); // beyond the balance
       const fields = [...Object.keys(base), ...(route.path === "/hash" ? ["chainpoint"] : []), ...(route.path === "/leasing/cancel" ? ["txId"] : [])];
       const post = (category: string, body: string | Uint8Array, extra: Partial<BadRequest> = {}): void =>
-        add(category, { method: "POST", path: route.path, headers: { ...headers, ...(extra.headers ?? {}) }, body, ...(extra.chunks ? { chunks: extra.chunks } : {}), ...(extra.expect ? { expect: extra.expect } : {}) });
+        add(category, {
+          method: "POST", path: route.path, headers: { ...headers, ...(extra.headers ?? {}) }, body,
+          ...(extra.chunks ? { chunks: extra.chunks } : {}), ...(extra.expect ? { expect: extra.expect } : {}), ...(extra.mayAccept ? { mayAccept: true } : {}),
+        });
+      // only the fee question has fields whose mutation may be valid after all (no signature binds them)
+      const mutate = (category: string, f: string, valueText: string | undefined): void =>
+        post(category, withField(base, f, valueText), feeQuestion && feeQuestionAccepts(f, valueText) ? { mayAccept: true } : {});
 
       for (const f of fields) {
-        post("missing field", withField(base, f, undefined));
-        for (const v of BAD_JSON_VALUES) post(`bad value in ${f}`, withField(base, f, v));
-        for (let i = 0; i < n; i++) post(`random junk in ${f}`, withField(base, f, randomJsonValue(rand)));
+        mutate("missing field", f, undefined);
+        for (const v of BAD_JSON_VALUES) mutate(`bad value in ${f}`, f, v);
+        for (let i = 0; i < n; i++) mutate(`random junk in ${f}`, f, randomJsonValue(rand));
         post("deep nesting in a field", withField(base, f, `${'{"a":'.repeat(3000)}1${"}".repeat(3000)}`));
+      }
+      if (signs) {
+        // (undefined: the field left out)
+        const u = (o: Record<string, unknown>, label: string): void => {
+          const body = Object.fromEntries(Object.entries({ ...unsignedTransferBody(ctx), ...o }).filter(([, v]) => v !== undefined));
+          post(`rule: ${label}`, stringifyJson(body));
+        };
+        u({ sender: ctx.other.address }, "sender not in the wallet");
+        u({ amount: 0, attachment: "" }, "amount 0, fee below the minimum");
+        u({ type: 8, recipient: ctx.wallet.address, amount: 100_000_000, fee: 100_000_000, attachment: undefined }, "lease to oneself");
+        u({ type: 15, anchors: [], fee: 35_000_000, attachment: undefined, recipient: undefined, amount: undefined }, "anchor with no anchors");
+        u({ type: 1 }, "genesis type");
+        u({ version: 1 }, "unsupported version");
+        u({ chainId: "T" }, "chainId field of another chain");
+        u({ recipient: otherChainAddress(ctx.other.seed, "T") }, "recipient of another chain");
+        if (route.path === "/transactions/submit") {
+          // well-formed, so `sign` signs them; admission refuses them
+          u({ fee: 100_000_000, attachment: "" }, "amount beyond every balance");
+          u({ type: 9, leaseId: base58Encode(new Uint8Array(32).fill(9)), fee: 100_000_000, attachment: undefined, recipient: undefined, amount: undefined }, "cancel of an unknown lease");
+          u({ type: 9, leaseId: ctx.confirmed.id, fee: 100_000_000, attachment: undefined, recipient: undefined, amount: undefined }, "cancel of a transfer");
+        }
       }
       if (route.path === "/transactions/broadcast") for (const b of badBroadcasts(ctx)) post(`rule: ${b.label}`, b.body);
       if (route.path === "/leasing/lease") {
@@ -389,8 +531,9 @@ export function generateBadRequests(ctx: FuzzContext): BadRequest[] {
 
     // authentication (routes that sign with the node's wallet), with bodies that would succeed
     if (route.auth && ctx.token !== undefined) {
-      const validBodies =
-        route.path === "/hash"
+      const validBodies = signs
+        ? [stringifyJson({ type: 4, version: 3, sender: ctx.wallet.address, recipient: ctx.other.address, amount: 100_000_000 }), stringifyJson({ type: 15, anchors: [base58Encode(new Uint8Array(32).fill(6))] })]
+        : route.path === "/hash"
           ? [stringifyJson({ hash: "cd".repeat(32) }), stringifyJson({ chainpoint: { targetHash: "ef".repeat(32) } })]
           : route.path === "/leasing/lease"
             ? [stringifyJson({ sender: ctx.wallet.address, recipient: ctx.other.address, amount: 100_000_000 })]
@@ -423,7 +566,7 @@ export function generateBadRequests(ctx: FuzzContext): BadRequest[] {
   for (const [method, path] of [
     ["GET", "/admin"], ["GET", "/.env"], ["GET", "/.git/config"], ["GET", "/wallet/seed"], ["GET", "/wallet/seed/0"], ["GET", `/addresses/seed/${w}`],
     ["GET", `/addresses/privateKey/${w}`], ["GET", "/addresses"], ["POST", "/addresses"], ["GET", "/utils/seed"], ["GET", "/debug/state"], ["POST", "/node/stop"], ["GET", "/node/stop"],
-    ["GET", "/peers/blacklisted"], ["POST", "/peers/connect"], ["GET", "/blocks"], ["GET", "/transactions"], ["GET", `/transactions/address/${w}/limit/10`], ["GET", "/api-docs/..%2F..%2Fpackage.json"],
+    ["GET", "/peers/blacklisted"], ["POST", "/peers/connect"], ["GET", "/blocks"], ["GET", "/transactions"], ["GET", `/transactions/address/${w}`], ["GET", "/api-docs/..%2F..%2Fpackage.json"],
     ["GET", "/api-docs/%2e%2e/%2e%2e/package.json"], ["GET", "/%2e%2e/%2e%2e/etc/passwd"], ["GET", "/index.html"], ["GET", "/favicon.ico"], ["GET", `/${"a".repeat(8000)}`],
     ["GET", "//node//status"], ["GET", "/node/status/"], ["GET", "/NODE/STATUS"], ["POST", "/wallet/addresses"], ["GET", "/api-docs/openapi.json/x"], ["GET", "/metrics/x"], ["GET", "/hash"],
   ] as const) {

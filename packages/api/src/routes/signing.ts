@@ -3,8 +3,9 @@
  * wallet (`/transactions/sign`, `/transactions/submit`, which `node.submit()` calls), and the fee
  * calculation.
  */
-import { AnchordError, ErrorCode, MAX_ANCHORS, TxType, minFeeFor, type FeeSchedule } from "@anchord/protocol";
-import { requireObject } from "../params.js";
+import { SIGNATURE_LENGTH, addressFromPublicKey, base58Encode, keyPairFromSeed } from "@anchord/crypto";
+import { TxType, minFee, txFromJson, validateTxStateless, withProofs, type JsonValue, type NetworkConfig } from "@anchord/protocol";
+import { parseAddressText, requireObject } from "../params.js";
 import { errorDoc, json, type ResponseDoc, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 import { EXAMPLE_LEASE_JSON, signedTxJson } from "./leasing.js";
@@ -16,12 +17,43 @@ const walletErrors = errorDoc(
   "115 sender not in the node's wallet; 102 invalid address; 111 amount not positive; 112 fee below the minimum or state check failed (submit); 114 lease to yourself; 1 malformed fields or an unsupported type",
 );
 
-/** The minimum fee of a transaction of `type` (anchors: with `anchorCount` anchors), by the protocol's rule. */
-export function feeFor(type: unknown, anchorCount: number, fees: FeeSchedule): bigint {
-  if (type !== TxType.Transfer && type !== TxType.Lease && type !== TxType.CancelLease && type !== TxType.Anchor) {
-    throw new AnchordError(ErrorCode.UNSUPPORTED_TYPE, `transaction type ${String(type)} is not supported (4 transfer, 8 lease, 9 cancel lease, 15 anchor)`);
+/** Stand-ins for the fields a fee question may leave out: the minimum fee depends on none of them. */
+const STAND_IN_KEY = keyPairFromSeed("anchord calculateFee stand-in sender").publicKey;
+const STAND_IN_RECIPIENT_KEY = keyPairFromSeed("anchord calculateFee stand-in recipient").publicKey;
+const STAND_IN_LEASE_ID = base58Encode(new Uint8Array(32).fill(1));
+
+const absent = (v: unknown): boolean => v === undefined || v === null;
+
+/**
+ * The minimum fee of the transaction JSON `body` (signed or not), after checking it as a broadcast
+ * is checked (txFromJson, then the stateless rules): every field given must be valid. Fields the fee
+ * does not depend on may be left out (the sender's key, timestamp, fee, recipient, amount, lease
+ * id: stand-ins are used); the fee given is replaced by the minimum, and proofs are not required.
+ */
+export function calculateFee(body: JsonValue | undefined, config: NetworkConfig): bigint {
+  const o = requireObject(body);
+  const chainId = config.chainIdByte;
+  const filled: Record<string, unknown> = { ...o };
+  if (absent(o["senderPublicKey"])) {
+    // no key to match `sender` to: its shape is checked alone
+    if (!absent(o["sender"])) parseAddressText(o["sender"], chainId, "sender");
+    delete filled["sender"];
+    filled["senderPublicKey"] = base58Encode(STAND_IN_KEY);
   }
-  return minFeeFor(type, anchorCount, fees);
+  if (absent(o["timestamp"])) filled["timestamp"] = Date.now();
+  if (absent(o["fee"])) filled["fee"] = 0;
+  if (o["type"] === TxType.Transfer || o["type"] === TxType.Lease) {
+    if (absent(o["recipient"])) filled["recipient"] = addressFromPublicKey(STAND_IN_RECIPIENT_KEY, chainId);
+    if (absent(o["amount"])) filled["amount"] = 1;
+  }
+  if (o["type"] === TxType.CancelLease && absent(o["leaseId"]) && absent(o["txId"])) filled["leaseId"] = STAND_IN_LEASE_ID;
+  const draft = txFromJson(filled, chainId);
+  const fee = minFee(draft, config.minFees);
+  const tx = txFromJson({ ...filled, fee }, chainId);
+  // proofs are not the question: stand-ins of the right count and length for the stateless rules
+  const proofs = Array.from({ length: tx.sponsor ? 2 : 1 }, () => new Uint8Array(SIGNATURE_LENGTH));
+  validateTxStateless(withProofs(tx, tx.sponsor, proofs), config);
+  return fee;
 }
 
 function signRoute(submit: boolean): RouteDef {
@@ -56,19 +88,15 @@ export const signingRoutes: RouteDef[] = [
     operationId: "calculateFee",
     tag: "transactions",
     summary: "The minimum fee of a transaction",
-    description: "Body: the transaction JSON (signed or not; only `type` and, for anchors, `anchors` matter). Answered in the Waves shape; fees are paid in the native token (`feeAssetId` is null).",
+    description:
+      "Body: the transaction JSON, signed or not, checked as a broadcast is (every field given must be valid: type, version, keys, addresses, amount, attachment, anchors…). " +
+      "Fields the fee does not depend on may be left out (`senderPublicKey`, `timestamp`, `fee`, `recipient`, `amount`, `leaseId`); the `fee` given is not checked against the minimum, " +
+      "and proofs are not required. The fee depends on `type` and, for anchors, the number of `anchors`. Answered in the Waves shape; fees are paid in the native token (`feeAssetId` is null).",
     body: { schema: ref("UnsignedTransaction"), example: { type: 15, anchors: ["42TEXg1vFAbcJ65y7qdYG9iCPvYfy3NDdVLd75akX2P5"] } },
     responses: {
       200: { description: "The minimum fee", schema: ref("FeeAmount"), example: { feeAssetId: null, feeAmount: 35000000 } },
-      400: errorDoc("Unsupported type, or anchors not an array of 1 to 100"),
+      400: errorDoc("Unsupported type or version, or a field given that is invalid (as for a broadcast: 102 invalid address, 108 invalid public key, 111 amount not positive, 114 lease to yourself; anchors not 1 to 100 of 1 to 80 bytes)"),
     },
-    handler: ({ backend, body }) => {
-      const o = requireObject(body);
-      const anchors = o["anchors"];
-      if (o["type"] === TxType.Anchor && (!Array.isArray(anchors) || anchors.length < 1 || anchors.length > MAX_ANCHORS)) {
-        throw new AnchordError(ErrorCode.INVALID_ANCHOR, `anchors must be an array of 1 to ${MAX_ANCHORS} anchors`);
-      }
-      return json({ feeAssetId: null, feeAmount: feeFor(o["type"], Array.isArray(anchors) ? anchors.length : 0, backend.config.minFees) });
-    },
+    handler: ({ backend, body }) => json({ feeAssetId: null, feeAmount: calculateFee(body, backend.config) }),
   },
 ];
