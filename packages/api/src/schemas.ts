@@ -8,6 +8,24 @@ const int64 = (description: string): JsonSchema => ({ type: "integer", format: "
 const base58 = (description: string): JsonSchema => ({ type: "string", description, pattern: "^[1-9A-HJ-NP-Za-km-z]+$" });
 const address: JsonSchema = base58("Account address, base58 (26 bytes)");
 
+/** The fields of a block header: `BlockHeader` is these, `Block` adds its transactions, fee and size. */
+const HEADER_PROPERTIES: Record<string, JsonSchema> = {
+  version: { type: "integer" },
+  timestamp: { type: "integer", format: "int64" },
+  reference: base58("Id of the parent block"),
+  "nxt-consensus": {
+    type: "object",
+    properties: { "base-target": int64("Base target"), "generation-signature": base58("Generation signature") },
+  },
+  generator: address,
+  generatorPublicKey: base58("Generator's public key"),
+  signature: base58("Generator's signature"),
+  id: base58("Block id"),
+  transactionCount: { type: "integer" },
+  transactionsRoot: base58("RFC 6962 Merkle root (BLAKE2b-256) of the signed transactions"),
+  height: { type: "integer" },
+};
+
 const transactionProperties = {
   type: { type: "integer", enum: [1, 4, 8, 9, 15], description: "1 genesis, 4 transfer, 8 lease, 9 cancel lease, 15 anchor" },
   version: { type: "integer" },
@@ -172,21 +190,8 @@ export const SCHEMAS = {
     type: "object",
     required: ["id", "height", "timestamp", "reference", "signature", "transactionCount"],
     properties: {
-      version: { type: "integer" },
-      timestamp: { type: "integer", format: "int64" },
-      reference: base58("Id of the parent block"),
-      "nxt-consensus": {
-        type: "object",
-        properties: { "base-target": int64("Base target"), "generation-signature": base58("Generation signature") },
-      },
-      generator: address,
-      generatorPublicKey: base58("Generator's public key"),
-      signature: base58("Generator's signature"),
-      id: base58("Block id"),
-      transactionCount: { type: "integer" },
-      transactionsRoot: base58("RFC 6962 Merkle root (BLAKE2b-256) of the signed transactions"),
+      ...HEADER_PROPERTIES,
       transactions: { type: "array", items: { $ref: "#/components/schemas/Transaction" } },
-      height: { type: "integer" },
       fee: int64("Sum of the transaction fees"),
       blocksize: { type: "integer", description: "Encoded size in bytes" },
     },
@@ -196,22 +201,7 @@ export const SCHEMAS = {
   BlockHeader: {
     type: "object",
     required: ["version", "id", "height", "timestamp", "reference", "signature", "generator", "generatorPublicKey", "transactionCount", "transactionsRoot"],
-    properties: {
-      version: { type: "integer" },
-      timestamp: { type: "integer", format: "int64" },
-      reference: base58("Id of the parent block"),
-      "nxt-consensus": {
-        type: "object",
-        properties: { "base-target": int64("Base target"), "generation-signature": base58("Generation signature") },
-      },
-      generator: address,
-      generatorPublicKey: base58("Generator's public key"),
-      signature: base58("Generator's signature"),
-      id: base58("Block id"),
-      transactionCount: { type: "integer" },
-      transactionsRoot: base58("RFC 6962 Merkle root (BLAKE2b-256) of the signed transactions"),
-      height: { type: "integer" },
-    },
+    properties: HEADER_PROPERTIES,
   },
   BlockHeaders: { type: "array", items: { $ref: "#/components/schemas/BlockHeader" } },
   HashStatus: {
