@@ -1,17 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { TOKEN, type SignedTx } from "@anchord/protocol";
 import { Ledger } from "../src/index.js";
-import { account, anchor, cancel, hashOf, lease, nextBlock, removeDir, tempDir, testGenesis, transfer } from "./helpers.js";
+import { alice, anchor, bob, cancel, carol, castGenesis, gen, hashOf, lease, nextBlock, removeDir, tempDir, transfer } from "./helpers.js";
 
-const alice = account("alice");
-const bob = account("bob");
-const carol = account("carol");
-const gen = account("generator");
-const genesis = testGenesis([
-  [alice, 1000n * TOKEN],
-  [bob, 500n * TOKEN],
-  [gen, 10n * TOKEN],
-]);
+const genesis = castGenesis;
 
 const dirs: string[] = [];
 const open: Ledger[] = [];

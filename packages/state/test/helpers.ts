@@ -158,3 +158,14 @@ export async function rawDump(dataDir: string, skip: readonly number[] = []): Pr
   await db.close();
   return out;
 }
+
+/** The accounts and genesis the ledger and index tests share (a generator with a small stake). */
+export const alice = account("alice");
+export const bob = account("bob");
+export const carol = account("carol");
+export const gen = account("generator");
+export const castGenesis = testGenesis([
+  [alice, 1000n * TOKEN],
+  [bob, 500n * TOKEN],
+  [gen, 10n * TOKEN],
+]);

@@ -2,7 +2,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AnchordError, TOKEN, blockScore, decodeBlock, encodeBlock, type SignedTx } from "@anchord/protocol";
 import { Bucket, Ledger } from "../src/index.js";
 import {
-  account,
+  alice,
+  bob,
+  carol,
+  castGenesis,
+  gen,
   anchor,
   ANCHOR_FEE,
   cancel,
@@ -20,15 +24,7 @@ import {
   transfer,
 } from "./helpers.js";
 
-const alice = account("alice");
-const bob = account("bob");
-const carol = account("carol");
-const gen = account("generator");
-const genesis = testGenesis([
-  [alice, 1000n * TOKEN],
-  [bob, 500n * TOKEN],
-  [gen, 10n * TOKEN],
-]);
+const genesis = castGenesis;
 
 const dirs: string[] = [];
 const open: Ledger[] = [];
