@@ -1,16 +1,19 @@
 /**
  * Batch signature verification off the main thread.
  *
- * Well-formed ed25519 items of a big batch are packed into chunks (one transferred buffer each)
- * and verified by worker threads with node:crypto; ECDSA items, malformed items and small batches
- * are verified on the calling thread with `verify()` from keys.ts, so the answers are identical.
+ * Well-formed ed25519 items of a big batch that pass anchord's pre-check (`ed25519PreCheck`) are
+ * packed into chunks (one transferred buffer each) and verified by worker threads with the same
+ * backend as `verify()` (libsodium, or node:crypto if sodium-native does not load); ECDSA items,
+ * malformed items, items the pre-check rejects and small batches are verified on the calling thread
+ * with `verify()` from keys.ts, so the answers are identical.
  * Workers start on first use, are unref()-ed while idle (a pool never keeps a process alive), and
  * are respawned after a crash; the chunk a crashed worker held is verified inline.
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { verify, PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, type KeyType } from "./keys.js";
-import { packEd25519Chunk, VERIFY_WORKER_SOURCE, type VerifyChunkMessage, type VerifyChunkResult } from "./verify-worker.js";
+import { ed25519PreCheck, workerSodiumPath } from "./ed25519.js";
+import { packEd25519Chunk, verifyWorkerSource, type VerifyChunkMessage, type VerifyChunkResult } from "./verify-worker.js";
 
 export interface VerifyItem {
   keyType: KeyType;
@@ -80,7 +83,9 @@ function isPackableEd25519(it: VerifyItem): boolean {
   return (
     it.keyType === "ed25519" &&
     it.publicKey.length === PUBLIC_KEY_LENGTH.ed25519 &&
-    it.signature.length === SIGNATURE_LENGTH
+    it.signature.length === SIGNATURE_LENGTH &&
+    // The workers run the backend alone: what the pre-check rejects is answered here (false).
+    ed25519PreCheck(it.publicKey, it.signature)
   );
 }
 
@@ -234,7 +239,7 @@ export class VerifyPool {
   }
 
   #spawn(slot: Slot): Worker {
-    const worker = new Worker(VERIFY_WORKER_SOURCE, { eval: true, execArgv: [] });
+    const worker = new Worker(verifyWorkerSource(workerSodiumPath()), { eval: true, execArgv: [] });
     worker.unref();
     worker.on("message", (msg: VerifyChunkResult) => {
       const chunk = slot.busy;

@@ -1,9 +1,14 @@
 /**
  * The verification worker of `VerifyPool` and the packed chunk format it reads.
  *
- * The worker is plain CommonJS run with `new Worker(source, { eval: true })`: it needs nothing but
- * node:crypto, and an eval'd worker starts the same way from `dist/` (node), from `src/` (vitest,
- * tsx) and from a bundle, with no TypeScript loader in the thread.
+ * The worker is plain CommonJS run with `new Worker(source, { eval: true })`, so it starts the same
+ * way from `dist/` (node), from `src/` (vitest, tsx) and from a bundle, with no TypeScript loader in
+ * the thread. It verifies with libsodium, `require`d by the absolute path the pool resolved on the
+ * main thread (an eval'd worker has no module of its own to resolve packages from), or with
+ * node:crypto when the pool gives no path or the require fails (then it warns once).
+ *
+ * The worker runs the backend only: the pool packs only items that passed `ed25519PreCheck`
+ * (ed25519.ts) on the calling thread, so a worker's answer is `verifyEd25519`'s.
  *
  * A chunk travels as ONE transferred ArrayBuffer (one copy of the inputs, no per-item cloning):
  *
@@ -11,8 +16,8 @@
  *   n × (publicKey 32 ‖ sig 64)  fixed-size records
  *   messages                     concatenated
  *
- * Only well-formed ed25519 items (32-byte key, 64-byte signature) are packed; the pool answers the
- * rest on the calling thread. The worker answers `{ id, results }`, one byte per item (1 = valid).
+ * Only well-formed ed25519 items (32-byte key, 64-byte signature, pre-check passed) are packed; the
+ * pool answers the rest on the calling thread. The worker answers `{ id, results }`, one byte per item (1 = valid).
  */
 
 export const ED25519_RECORD_LENGTH = 32 + 64;
@@ -60,15 +65,28 @@ export function packEd25519Chunk(items: readonly Ed25519Parts[]): ArrayBuffer {
   return buffer;
 }
 
-/** Imported KeyObjects kept per worker (FIFO eviction; an invalid key is remembered as null). */
+/** Imported KeyObjects kept per worker when it verifies with node:crypto (FIFO eviction; an invalid key is remembered as null). */
 export const WORKER_MAX_CACHED_KEYS = 20_000;
 
-/** Source of the worker thread (plain JS, CommonJS, node:crypto only). */
-export const VERIFY_WORKER_SOURCE = `"use strict";
+/**
+ * Source of the worker thread (plain JS, CommonJS). `sodiumPath`: absolute path of sodium-native's
+ * entry point to verify with libsodium, or null for node:crypto.
+ */
+export function verifyWorkerSource(sodiumPath: string | null): string {
+  return `"use strict";
 const { parentPort } = require("node:worker_threads");
 const { createPublicKey, verify } = require("node:crypto");
+const SODIUM_PATH = ${JSON.stringify(sodiumPath)};
 const MAX_KEYS = ${WORKER_MAX_CACHED_KEYS};
 const RECORD = ${ED25519_RECORD_LENGTH};
+let sodium = null;
+if (SODIUM_PATH !== null) {
+  try {
+    sodium = require(SODIUM_PATH);
+  } catch (e) {
+    console.warn("anchord: sodium-native did not load in a verification worker (" + e.message + "); it verifies with node:crypto");
+  }
+}
 const keys = new Map();
 function publicKey(bytes, at) {
   const x = bytes.toString("base64url", at, at + 32);
@@ -93,11 +111,20 @@ parentPort.on("message", (msg) => {
   const results = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const at = recordsAt + RECORD * i;
+    const message = bytes.subarray(messagesAt + offsets[i], messagesAt + offsets[i + 1]);
+    const signature = bytes.subarray(at + 32, at + RECORD);
+    if (sodium !== null) {
+      try {
+        results[i] = sodium.crypto_sign_verify_detached(signature, message, bytes.subarray(at, at + 32)) ? 1 : 0;
+      } catch {
+        results[i] = 0;
+      }
+      continue;
+    }
     const key = publicKey(bytes, at);
     if (key === null) continue;
     try {
-      const message = bytes.subarray(messagesAt + offsets[i], messagesAt + offsets[i + 1]);
-      results[i] = verify(null, message, key, bytes.subarray(at + 32, at + RECORD)) ? 1 : 0;
+      results[i] = verify(null, message, key, signature) ? 1 : 0;
     } catch {
       results[i] = 0;
     }
@@ -105,3 +132,4 @@ parentPort.on("message", (msg) => {
   parentPort.postMessage({ id: msg.id, results }, [results.buffer]);
 });
 `;
+}

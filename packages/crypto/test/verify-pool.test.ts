@@ -9,8 +9,11 @@ import { crashWorkersForTesting } from "../src/verify-pool.js";
 const seed = (i: number): Uint8Array => sha256(Uint8Array.of(i & 0xff, i >> 8, 7));
 const ED_KEYS = Array.from({ length: 40 }, (_, i) => keyPairFromPrivateSeed(seed(i)));
 
-/** A 32-byte string that is not an ed25519 point (checked with verify's own answer below). */
-const NOT_A_POINT = new Uint8Array(32).fill(0xff);
+/**
+ * A 32-byte string that is not an ed25519 point (checked with verify's own answer below), encoded
+ * canonically (y = 2 < p), so the pre-check lets it through and a worker is what rejects it.
+ */
+const NOT_A_POINT = Uint8Array.of(2, ...new Uint8Array(31));
 
 interface Case {
   item: VerifyItem;
