@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { stringify } from "lossless-json";
+import { parseJson, stringifyJson } from "../src/index.js";
+
+/** A deterministic random generator (mulberry32), so a failure reproduces. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const STRINGS = ["", "a", 'quote " and \\ backslash', "line\nbreak\ttab", "\u0000\u001f control", "ünïcödé 😀", "\ud800 lone surrogate", "</script>", "1"];
+const NUMBERS = [0, -0, 1, -1, 0.5, 1e21, 1e-7, 2 ** 53 - 1, -(2 ** 53) + 1, Number.MAX_VALUE, Number.MIN_VALUE, NaN, Infinity];
+const BIGINTS = [0n, -1n, 2n ** 63n - 1n, -(2n ** 63n), 10n ** 40n];
+
+function randomValue(r: () => number, depth: number): unknown {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+  const k = Math.floor(r() * (depth > 3 ? 6 : 9));
+  switch (k) {
+    case 0: return pick(STRINGS);
+    case 1: return pick(NUMBERS);
+    case 2: return pick(BIGINTS);
+    case 3: return r() < 0.5;
+    case 4: return null;
+    case 5: return pick([undefined, () => 1]);
+    case 6: {
+      const n = Math.floor(r() * 5);
+      return Array.from({ length: n }, () => randomValue(r, depth + 1));
+    }
+    default: {
+      const o: Record<string, unknown> = k === 7 ? {} : (Object.create(null) as Record<string, unknown>);
+      const n = Math.floor(r() * 5);
+      for (let i = 0; i < n; i++) o[pick([...STRINGS, "10", "2", "key"])] = randomValue(r, depth + 1);
+      return o;
+    }
+  }
+}
+
+describe("stringifyJson", () => {
+  it("writes plain data exactly as the general path does (lossless-json; JSON.stringify for bigint strings)", () => {
+    const r = rng(14);
+    for (let i = 0; i < 3000; i++) {
+      const v = randomValue(r, 0);
+      expect(stringifyJson(v)).toBe(stringify(v) ?? "null");
+      expect(stringifyJson(v, undefined, { bigintAsString: true })).toBe(JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x)) ?? "null");
+    }
+  });
+
+  it("writes big integers as bare literals that parse back exactly, or as strings when asked", () => {
+    const v = { amount: 2n ** 63n - 1n, fee: 100_000n, list: [1n, -(2n ** 63n)] };
+    expect(stringifyJson(v)).toBe('{"amount":9223372036854775807,"fee":100000,"list":[1,-9223372036854775808]}');
+    expect(parseJson(stringifyJson(v))).toEqual({ amount: 2n ** 63n - 1n, fee: 100_000, list: [1, -(2n ** 63n)] });
+    expect(stringifyJson(v, undefined, { bigintAsString: true })).toBe('{"amount":"9223372036854775807","fee":"100000","list":["1","-9223372036854775808"]}');
+  });
+
+  it("hands anything that is not plain data to the general path (toJSON, class instances, indentation)", () => {
+    const date = new Date(0);
+    expect(stringifyJson({ at: date })).toBe(stringify({ at: date }));
+    class Point {
+      x = 1n;
+    }
+    expect(stringifyJson([new Point()])).toBe(stringify([new Point()]));
+    expect(stringifyJson({ a: [1n] }, 2)).toBe(stringify({ a: [1n] }, undefined, 2));
+    expect(stringifyJson(undefined)).toBe("null");
+  });
+});
