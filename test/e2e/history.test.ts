@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyPairFromSeed, sha256 } from "@anchord/crypto";
-import { createTx, signTx, type SignedTx, type Transaction } from "@anchord/protocol";
+import { createTx, signTx, stringifyJson, txToJson, type SignedTx, type Transaction } from "@anchord/protocol";
 import type { Node } from "@anchord/node";
 import { chainIds, startTestNode, tempDir, testAccount, testGenesis, type TestAccount } from "../utils/cluster.js";
 import { nextBlock } from "../utils/forge.js";
@@ -164,6 +164,21 @@ describe("address history from the index", () => {
     await forge(a, randomTxs(a, rnd));
     await checkAll(rnd, "after a block on the restarted node");
   }, 180_000);
+
+  it("writes every transaction's full JSON with its height, in both integer formats, the second read as the first", async () => {
+    const byId = new Map<string, { tx: Transaction; height: number }>();
+    for (let h = 1; h <= a.ledger.height; h++) for (const tx of (await a.ledger.getBlock(h))!.transactions as Transaction[]) byId.set(tx.id, { tx, height: h });
+    const expected = await fromBlocks(a);
+    for (const acc of users.slice(0, 5)) {
+      const entries = expected.get(acc.address) ?? [];
+      for (const asStrings of [false, true, false, true]) {
+        const r = await fetch(`${a.apiUrl}/transactions/address/${acc.address}/limit/1000`, { headers: asStrings ? { accept: "application/json;large-significand-format=string" } : {} });
+        expect(r.status).toBe(200);
+        const text = entries.map((e) => stringifyJson({ ...txToJson(byId.get(e.id)!.tx), height: e.height }, undefined, { bigintAsString: asStrings }));
+        expect(await r.text(), `${acc.address}${asStrings ? " (strings)" : ""}`).toBe(`[[${text.join(",")}]]`);
+      }
+    }
+  });
 
   it("answers bad pages, lease info and balances at recent heights", async () => {
     const api = a.apiUrl!;

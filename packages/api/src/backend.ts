@@ -100,6 +100,11 @@ export interface ConfirmedTx {
   readonly tx: Transaction;
   readonly height: number;
   readonly position: number;
+  /**
+   * The raw id and binary encoding as stored, when the backend has them: the history route keys
+   * its cache of answer text on them and reads `tx` (which may then be decoded lazily) only on a miss.
+   */
+  readonly stored?: { readonly idBytes: Uint8Array; readonly txBytes: Uint8Array };
 }
 
 export type TransactionStatus =

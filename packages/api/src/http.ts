@@ -17,7 +17,12 @@ export function wantsBigintStrings(accept: string | undefined): boolean {
  */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const asStrings = wantsBigintStrings(res.req?.headers.accept);
-  sendText(res, status, asStrings ? "application/json;large-significand-format=string; charset=utf-8" : "application/json; charset=utf-8", stringifyJson(body, undefined, { bigintAsString: asStrings }));
+  sendText(res, status, jsonContentType(asStrings), stringifyJson(body, undefined, { bigintAsString: asStrings }));
+}
+
+/** The Content-Type of a JSON answer, naming the string format of big integers when it is used. */
+export function jsonContentType(asStrings: boolean): string {
+  return asStrings ? "application/json;large-significand-format=string; charset=utf-8" : "application/json; charset=utf-8";
 }
 
 /**

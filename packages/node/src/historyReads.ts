@@ -1,14 +1,30 @@
 /** Reads behind the history, lease and recent-state routes (docs/api.md), over the ledger. */
-import { AnchordError, ErrorCode, TxType, type LeaseTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, TxType, decodeTx, type LeaseTx, type Transaction } from "@anchord/protocol";
 import type { BalanceAtHeight, ConfirmedTx, LeaseRecord } from "@anchord/api";
-import type { Ledger } from "@anchord/state";
+import type { Ledger, StoredTx, TxLocation } from "@anchord/state";
 
 /** Newest first, strictly older than transaction `after` when given (NOT_FOUND: not confirmed). */
 export async function addressTransactions(ledger: Ledger, address: string, limit: number, after?: string): Promise<readonly ConfirmedTx[]> {
-  if (after === undefined) return ledger.addressTransactions(address, limit);
-  const loc = ledger.getTransaction(after);
-  if (!loc) throw new AnchordError(ErrorCode.NOT_FOUND, `transaction ${after} is not in the chain (a reorganisation may have dropped it): page again from the newest`, { after });
-  return ledger.addressTransactions(address, limit, loc);
+  let before: TxLocation | undefined;
+  if (after !== undefined) {
+    before = ledger.getTransaction(after);
+    if (!before) throw new AnchordError(ErrorCode.NOT_FOUND, `transaction ${after} is not in the chain (a reorganisation may have dropped it): page again from the newest`, { after });
+  }
+  const chainId = ledger.config.chainIdByte;
+  return (await ledger.addressTransactionRecords(address, limit, before)).map((r) => lazyConfirmedTx(r, chainId));
+}
+
+/** A confirmed transaction whose `tx` is decoded on first use (the history route's cache often needs only `stored`). */
+function lazyConfirmedTx(r: StoredTx, chainId: number): ConfirmedTx {
+  let tx: Transaction | undefined;
+  return {
+    height: r.height,
+    position: r.position,
+    stored: { idBytes: r.idBytes, txBytes: r.txBytes },
+    get tx(): Transaction {
+      return (tx ??= decodeTx(r.txBytes, chainId));
+    },
+  };
 }
 
 /**

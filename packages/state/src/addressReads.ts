@@ -13,11 +13,11 @@ export interface ChainPosition {
   readonly position: number;
 }
 
-/** Ids of the newest `limit` transactions of `address` strictly before `before` (or the tip's end). */
-export async function addressTxIds(db: Db, address: Uint8Array, limit: number, before: ChainPosition | undefined, tip: number): Promise<string[]> {
+/** Raw ids of the newest `limit` transactions of `address` strictly before `before` (or the tip's end). */
+export async function addressTxIdBytes(db: Db, address: Uint8Array, limit: number, before: ChainPosition | undefined, tip: number): Promise<Uint8Array[]> {
   const end = before && before.height <= tip ? addressTxKey(address, before.height, before.position) : addressTxKey(address, tip + 1, 0);
   const entries = await db.iterator({ gte: addressTxKey(address, 0, 0), lt: end, reverse: true, limit }).all();
-  return entries.map(([, v]) => base58Encode(v));
+  return entries.map(([, v]) => v);
 }
 
 /** Ids of the leases `address` gave or received in blocks up to `height`. */

@@ -24,7 +24,7 @@ import {
   type Transaction,
 } from "@anchord/protocol";
 import { applyBlockTransactions } from "./blockTransition.js";
-import { addressLeaseIds, addressTxIds, type ChainPosition } from "./addressReads.js";
+import { addressLeaseIds, addressTxIdBytes, type ChainPosition } from "./addressReads.js";
 import { Bucket, META_FORMAT, META_GENESIS, META_TIP, STORAGE_FORMAT, heightKey, key, metaKey } from "./buckets.js";
 import { decodeAnchorLocation, decodeLease, decodeTxLocation, readU32, u32 } from "./codec.js";
 import { planBlock, planRollback, type LedgerMemory } from "./commit.js";
@@ -47,6 +47,14 @@ export interface LedgerOptions {
 export interface ApplyBlockOptions {
   /** Transactions whose signatures the caller already verified (skipped here). */
   readonly verified?: (txId: string) => boolean;
+}
+
+/** A confirmed transaction as stored: raw id, binary encoding and place in the chain. */
+export interface StoredTx {
+  readonly idBytes: Uint8Array;
+  readonly txBytes: Uint8Array;
+  readonly height: number;
+  readonly position: number;
 }
 
 export interface TxLocation {
@@ -302,11 +310,22 @@ export class Ledger {
    * `before` when given (paging: newest first), from the address index (addressIndex.ts).
    */
   async addressTransactions(address: string, limit: number, before?: ChainPosition): Promise<TxLocation[]> {
-    const ids = await addressTxIds(this.db, base58Decode(address), limit, before, this.tip);
-    const out: TxLocation[] = [];
-    for (const id of ids) {
-      const found = this.getTransaction(id);
-      if (found) out.push(found);
+    const records = await this.addressTransactionRecords(address, limit, before);
+    return records.map((r) => ({ tx: decodeTx(r.txBytes, this.config.chainIdByte), height: r.height, position: r.position }));
+  }
+
+  /**
+   * addressTransactions without decoding: each transaction's raw id and stored bytes, for readers
+   * that decode only what they have not seen before (the history route's answer cache).
+   */
+  async addressTransactionRecords(address: string, limit: number, before?: ChainPosition): Promise<StoredTx[]> {
+    const ids = await addressTxIdBytes(this.db, base58Decode(address), limit, before, this.tip);
+    const out: StoredTx[] = [];
+    for (const idBytes of ids) {
+      const v = this.db.getSync(key(Bucket.TX, idBytes));
+      if (v === undefined) continue;
+      const loc = decodeTxLocation(v);
+      if (loc.height <= this.tip) out.push({ idBytes, txBytes: loc.txBytes, height: loc.height, position: loc.position });
     }
     return out;
   }

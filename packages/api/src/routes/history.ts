@@ -1,15 +1,26 @@
 /** An address's transaction history and the status of transactions (Waves / LTO shapes). */
-import { AnchordError, ErrorCode, confirmationsOf, txToJson } from "@anchord/protocol";
+import { AnchordError, ErrorCode, confirmationsOf, stringifyJson, txToJson } from "@anchord/protocol";
+import type { ApiBackend } from "../backend.js";
+import { jsonContentType, wantsBigintStrings } from "../http.js";
 import { parseAddressText, parseId, parseUint, requireObject } from "../params.js";
 import { queryList, queryOf } from "../query.js";
 import { errorDoc, json, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
+import { TxTextCache } from "../txTextCache.js";
 import { EXAMPLE_LEASE_JSON } from "./leasing.js";
 
 /** Largest page of GET /transactions/address (Waves' default `transactions-by-address-limit`). */
 export const MAX_HISTORY_LIMIT = 1000;
 /** Most ids one GET / POST /transactions/status asks about. */
 export const MAX_STATUS_IDS = 1000;
+
+/** One answer-text cache per backend (node): the text depends on the node's chain id (v1/v2 senders). */
+const textCaches = new WeakMap<ApiBackend, TxTextCache>();
+function textCacheOf(backend: ApiBackend): TxTextCache {
+  let cache = textCaches.get(backend);
+  if (!cache) textCaches.set(backend, (cache = new TxTextCache()));
+  return cache;
+}
 
 const EXAMPLE_ADDRESS = EXAMPLE_LEASE_JSON.sender;
 const OTHER_ID = "8FkJMCv9LbSLH9yjEDyAHeMasaD2KTS5XrdraFtQhTHy";
@@ -67,7 +78,14 @@ export const historyRoutes: RouteDef[] = [
       const afterText = queryOf(req).get("after");
       const after = afterText === null ? undefined : parseId(afterText, "after");
       const page = await backend.addressTransactions(address, limit, after);
-      return json([page.map(({ tx, height }) => ({ ...txToJson(tx), height }))]);
+      const asStrings = wantsBigintStrings(req.headers.accept);
+      const cache = textCacheOf(backend);
+      const items = page.map((c) => {
+        const text = c.stored ? cache.text(c.stored.idBytes, c.stored.txBytes, asStrings, () => c.tx) : stringifyJson(txToJson(c.tx), undefined, { bigintAsString: asStrings });
+        // the object's text with the height as its last field, as `{ ...txToJson(tx), height }` writes it
+        return `${text.slice(0, -1)},"height":${c.height}}`;
+      });
+      return { contentType: jsonContentType(asStrings), text: `[[${items.join(",")}]]` };
     },
   },
   {

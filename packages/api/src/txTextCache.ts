@@ -1,0 +1,91 @@
+/**
+ * The JSON text of confirmed transactions, kept so that a history page (GET
+ * /transactions/address/…, up to 1000 transactions) costs a lookup per transaction instead of a
+ * decode, a base58 encoding of every key and signature and a stringify (~30 µs each: a page of 100
+ * took ~3 ms of CPU and made most of the garbage the node collected while serving it).
+ *
+ * An entry is keyed by the transaction's raw id and is used only when the stored bytes it was
+ * made from equal the bytes being answered: the id covers the body, not the proofs, so a
+ * transaction confirmed again after a reorganisation with other proof bytes (a twin) is written
+ * anew, never answered from the old text. Nothing else needs invalidating: the text does not hold
+ * the height, which the caller appends. Bounded by the bytes it holds, least recently used out first.
+ */
+import { equalBytes } from "@anchord/crypto";
+import { stringifyJson, txToJson, type Transaction } from "@anchord/protocol";
+
+/** Default bound of one node's cache: ~40,000 transfers. */
+export const TX_TEXT_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** Per-entry bookkeeping (map slot, entry object, key string) counted against the bound. */
+const ENTRY_OVERHEAD = 160;
+
+interface Entry {
+  readonly txBytes: Uint8Array;
+  plain?: string;
+  strings?: string;
+  size: number;
+}
+
+const latin1 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+
+export class TxTextCache {
+  readonly #entries = new Map<string, Entry>();
+  #bytes = 0;
+
+  constructor(readonly maxBytes: number = TX_TEXT_CACHE_BYTES) {}
+
+  /** Bytes held now (text, stored bytes and overhead). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * The transaction's JSON object text (txToJson, without height): bigint as bare literals, or as
+   * strings with `asStrings`. `tx` is read only when the text is not cached for these bytes.
+   */
+  text(idBytes: Uint8Array, txBytes: Uint8Array, asStrings: boolean, tx: () => Transaction): string {
+    const key = latin1(idBytes);
+    let entry = this.#entries.get(key);
+    if (entry && !equalBytes(entry.txBytes, txBytes)) {
+      this.#drop(key, entry);
+      entry = undefined;
+    }
+    const cached = entry && (asStrings ? entry.strings : entry.plain);
+    if (entry && cached !== undefined) {
+      // most recently used last
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+      return cached;
+    }
+    const text = stringifyJson(txToJson(tx()), undefined, { bigintAsString: asStrings });
+    if (!entry) {
+      entry = { txBytes: Uint8Array.from(txBytes), size: ENTRY_OVERHEAD + key.length + txBytes.length };
+      this.#bytes += entry.size;
+    } else {
+      this.#entries.delete(key);
+    }
+    if (asStrings) entry.strings = text;
+    else entry.plain = text;
+    entry.size += text.length;
+    this.#bytes += text.length;
+    this.#entries.set(key, entry);
+    this.#evict();
+    return text;
+  }
+
+  #drop(key: string, entry: Entry): void {
+    this.#entries.delete(key);
+    this.#bytes -= entry.size;
+  }
+
+  #evict(): void {
+    for (const [key, entry] of this.#entries) {
+      if (this.#bytes <= this.maxBytes) return;
+      this.#drop(key, entry);
+    }
+  }
+}
