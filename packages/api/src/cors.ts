@@ -1,7 +1,8 @@
 /** CORS: any origin may call the API; preflights answer 204 without reaching a route. */
 import type { RequestHandler } from "express";
 
-export const CORS_ALLOWED_HEADERS = "Authorization, X-API-Key, Content-Type";
+/** Last-Event-ID: a script that follows `GET /events` with fetch (not EventSource) resumes by sending it. */
+export const CORS_ALLOWED_HEADERS = "Authorization, X-API-Key, Content-Type, Last-Event-ID";
 export const CORS_ALLOWED_METHODS = "GET, HEAD, POST, OPTIONS";
 
 export const cors: RequestHandler = (req, res, next) => {

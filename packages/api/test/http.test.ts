@@ -126,6 +126,9 @@ describe("HTTP behaviour: errors, limits, content types, CORS", () => {
     const allowed = (pre.headers.get("access-control-allow-headers") ?? "").toLowerCase();
     for (const h of ["authorization", "x-api-key", "content-type"]) expect(allowed).toContain(h);
     expect(pre.headers.get("access-control-allow-methods")).toContain("POST");
+    // a fetch-based follower of GET /events resumes with Last-Event-ID from another origin
+    const sse = await t.request("OPTIONS", "/events", { headers: { Origin: "https://example.org", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "last-event-id" } });
+    expect((sse.headers.get("access-control-allow-headers") ?? "").toLowerCase()).toContain("last-event-id");
   });
 
   it("HEAD on a GET route answers the headers without a body", async () => {
