@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyPairFromSeed, sha256, toHex } from "@anchord/crypto";
 import { createTx, signTx, type SignedTx } from "@anchord/protocol";
 import type { Node } from "@anchord/node";
-import { chainIds, startTestNode, testAccount, testGenesis, waitFor } from "../utils/cluster.js";
+import { chainIds, startTestNode, tempDir, testAccount, testGenesis, waitFor } from "../utils/cluster.js";
 import { nextBlock } from "../utils/forge.js";
 import { get } from "../utils/http.js";
 import { SseClient } from "../utils/sse.js";
@@ -201,4 +201,25 @@ describe("GET /events", () => {
     }
     await waitFor("streams released", async () => (await fetch(`${api}/events`).then(async (r) => (r.body?.cancel(), r.status))) === 200, 10_000);
   }, 120_000);
+
+  it("announces the finality of an anchor whose block was applied before a restart", async () => {
+    const dataDir = tempDir();
+    let c = await startTestNode({ genesis, generate: false, dataDir, name: "events-c" });
+    try {
+      await forge(c, () => []);
+      const hash = sha256(new TextEncoder().encode("anchored before a restart"));
+      await forge(c, (ts) => [anchorTx(users[1]!.seed, [hash], ts)]);
+      const anchoredAt = c.ledger.height;
+      await c.stop();
+      c = await startTestNode({ genesis, generate: false, dataDir, name: "events-c2" });
+      const stream = await SseClient.connect(`${c.apiUrl!}/events`);
+      for (let i = 0; i < 5; i++) await forge(c, () => []);
+      expect(c.ledger.height).toBe(anchoredAt + 5);
+      await waitFor("the anchor's final event", () => stream.of<{ hash: string }>("anchor").length > 0, 10_000);
+      expect(stream.of("anchor")).toEqual([expect.objectContaining({ hash: toHex(hash), height: anchoredAt, final: true })]);
+      await stream.close();
+    } finally {
+      await c.stop();
+    }
+  }, 60_000);
 });
