@@ -100,7 +100,7 @@ describe("proof bundles from a live devnet", () => {
     writeFileSync(tampered, JSON.stringify({ ...bundle, block: { ...bundle.block, header: flipped } }));
     const bad = await runCli(["verify", file, "--proof", tampered]);
     expect(bad.status).toBe(1);
-    expect(bad.stdout).toContain("INVALID: the block header is signed by its generator");
+    expect(bad.stdout).toContain("failed check: the block header is signed by its generator");
 
     const unknown = await runCli(["verify", "--hash", sha256Hex("never anchored"), "--node", url]);
     expect(unknown.status).toBe(1);

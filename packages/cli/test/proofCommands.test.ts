@@ -137,7 +137,7 @@ describe("anchord verify", () => {
     writeFileSync(join(dir, "bad.json"), JSON.stringify(bad));
     capture();
     expect(await verifyCommand([file, "--proof", join(dir, "bad.json")])).toBe(1);
-    expect(out).toContain("INVALID: the block header matches the bundle");
+    expect(out).toContain("failed check: the block header matches the bundle");
 
     writeFileSync(join(dir, "other.txt"), "another document\n");
     capture();

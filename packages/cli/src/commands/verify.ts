@@ -128,7 +128,8 @@ async function inputs(argv: string[]): Promise<Inputs | undefined> {
 function report(result: VerifyResult, hash: string, nodes: readonly NodeCheck[]): string {
   const lines: string[] = [];
   if (!result.valid) {
-    lines.push(`INVALID: ${result.failedStep === undefined ? "" : `${STEP_TITLES[result.failedStep]}: `}${result.error}`);
+    lines.push(`INVALID: ${result.error}`);
+    if (result.failedStep !== undefined) lines.push(`  failed check: ${STEP_TITLES[result.failedStep]}`);
   } else {
     const f = result.facts!;
     lines.push(`VALID: ${hash} is anchored on ${f.network} (chain ${f.chainId})`);
