@@ -54,6 +54,11 @@ export function endpointOf(url: string): Endpoint {
 }
 
 const TIMEOUT_MS = 20_000;
+/**
+ * Longest a request may take in all: the idle timeout alone never ends an answer that keeps
+ * sending (a `GET /events` stream with its heartbeats), which would hang the whole fuzz.
+ */
+const DEADLINE_MS = 30_000;
 
 /** One request through node:http; never throws. */
 export function send(ep: Endpoint, r: BadRequest, agent: http.Agent): Promise<Answer> {
@@ -61,9 +66,11 @@ export function send(ep: Endpoint, r: BadRequest, agent: http.Agent): Promise<An
   const started = Date.now();
   return new Promise((resolve) => {
     let done = false;
+    let deadline: NodeJS.Timeout | undefined;
     const finish = (a: Omit<Answer, "ms">): void => {
       if (done) return;
       done = true;
+      clearTimeout(deadline);
       resolve({ ...a, ms: Date.now() - started });
     };
     let req: http.ClientRequest;
@@ -80,6 +87,7 @@ export function send(ep: Endpoint, r: BadRequest, agent: http.Agent): Promise<An
         res.on("error", (e) => finish({ status: res.statusCode ?? 0, contentType: String(res.headers["content-type"] ?? ""), text: Buffer.concat(parts).toString("utf8"), error: e.message }));
       });
       req.on("timeout", () => req.destroy(new Error("client timeout")));
+      deadline = setTimeout(() => req.destroy(new Error(`client deadline: no complete answer in ${DEADLINE_MS} ms`)), DEADLINE_MS);
       // the server may close while we still write an oversize body: the answer, if any, counts
       req.on("error", (e) => setTimeout(() => finish({ status: 0, contentType: "", text: "", error: e.message }), 50));
       if (body === undefined) req.end();
