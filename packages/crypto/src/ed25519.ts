@@ -5,7 +5,7 @@
  *
  *   1. encodings are strict: S < L, and the y coordinates of R and A are < p (2^255 - 19);
  *   2. neither A (the public key) nor R is a point of small order (any of the 8 torsion points,
- *      in any encoding: the 14 strings of `SMALL_ORDER_Y` with either sign bit);
+ *      in any encoding: the 7 y values of `SMALL_ORDER_Y`, either sign bit, 14 encodings);
  *   3. A decodes to a curve point and [S]B = R + [SHA-512(R ‖ A ‖ M) mod L]A, cofactorless, R
  *      compared by its bytes (RFC 8032 §5.1.7 without the cofactor).
  *
@@ -170,8 +170,8 @@ export function workerSodiumPath(): string | null {
 }
 
 /**
- * Testing and measuring only (not exported from the package): makes `verify()` and the workers of
- * VerifyPools created afterwards use the given backend; null restores the default.
+ * Testing and measuring only (not exported from the package): makes `verify()`, and VerifyPool
+ * workers started afterwards, use the given backend; null restores the default.
  */
 export function setEd25519BackendForTesting(backend: Ed25519Backend | null): void {
   if (backend === "libsodium" && sodiumOrNull() === null) throw new Error("sodium-native is not available");
