@@ -1,8 +1,8 @@
 /**
  * The anchoring batcher behind `POST /hash`: concurrent requests are gathered into anchor
  * transactions of up to 100 hashes, signed by the wallet's anchoring account, admitted to the pool
- * and recorded in the anchor journal (both durably) before any request is answered. A hash already
- * in a block, or pending in an anchor transaction this node signed, is answered with that
+ * (through admission, like any submitted transaction, signature check included) and recorded in
+ * the anchor journal (both durably) before any request is answered. A hash already in a block, or pending in an anchor transaction this node signed, is answered with that
  * transaction and creates nothing new; a hash pending only in someone else's transaction is
  * anchored anew: a 200 is a promise the node must be able to keep by itself.
  *
@@ -19,6 +19,7 @@ import { AnchordError, ErrorCode, MAX_ANCHORS, TxType, createTx, isFinalHeight, 
 import type { Ledger } from "@anchord/state";
 import type { AnchorJournal } from "./anchorJournal.js";
 import type { TxPool } from "./pool.js";
+import type { TxAdmission } from "./txAdmission.js";
 import type { Wallet, WalletAccount } from "./wallet.js";
 import type { Logger } from "./logger.js";
 
@@ -45,7 +46,7 @@ export class AnchorBatcher {
 
   constructor(
     private readonly ledger: Ledger,
-    private readonly pool: TxPool,
+    private readonly admission: TxAdmission,
     private readonly wallet: Wallet,
     private readonly journal: AnchorJournal,
     /** Runs `fn` while the chain changes nothing (the chain's mutex). */
@@ -56,11 +57,13 @@ export class AnchorBatcher {
     /** The anchoring account's address (`--anchor-account`); by default the best-funded one at start. */
     chosenAccount?: string,
   ) {
+    this.pool = admission.pool;
     this.signer = wallet.anchoringAccount((a) => ledger.balances(a).available, chosenAccount);
-    pool.onRemoved(() => this.requestSweep());
+    this.pool.onRemoved(() => this.requestSweep());
   }
 
   private readonly signer: WalletAccount | undefined;
+  private readonly pool: TxPool;
 
   /** The wallet account that signs the node's anchors (none when the wallet is empty). */
   account(): WalletAccount | undefined {
@@ -199,12 +202,10 @@ export class AnchorBatcher {
         createTx({ type: TxType.Anchor, timestamp, fee, senderPublicKey: account.keyPair.publicKey, anchors: batch.map((w) => w.hash) }, this.ledger.config.chainIdByte) as AnchorTx,
         account.keyPair,
       );
-      // signed here a moment ago: the pool need not verify it again
-      this.pool.verified.add(tx);
       signedId = tx.id;
       this.signing.add(tx.id);
       const hashes = batch.map((w) => w.hash);
-      const [pooled, journaled] = await Promise.allSettled([this.pool.add(tx), this.journal.recordOwn(tx.id, hashes)]);
+      const [pooled, journaled] = await Promise.allSettled([this.admission.add(tx), this.journal.recordOwn(tx.id, hashes)]);
       if (pooled.status === "rejected" || journaled.status === "rejected") {
         // not acknowledged: nothing of it may be kept to be anchored later
         if (journaled.status === "fulfilled") await this.journal.forget([tx.id], []).catch(() => undefined);

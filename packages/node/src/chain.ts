@@ -2,13 +2,13 @@
  * The chain manager: the only writer of the ledger. It validates blocks (consensus, then every
  * transaction rule inside `Ledger.applyBlock`), applies them one at a time, chooses between forks
  * by cumulative score, and performs reorganisations of at most `maxRollback` blocks, giving the
- * transactions of dropped blocks back to the pool.
+ * transactions of dropped blocks back to admission (which readmits what is still valid).
  */
 import { base58Encode, equalBytes } from "@anchord/crypto";
 import { AnchordError, ErrorCode, blockScore, isAnchordError, type Block, type SignedTx, type Transaction } from "@anchord/protocol";
 import { validateBlockConsensus } from "@anchord/consensus";
 import { Mutex, type Ledger } from "@anchord/state";
-import type { TxPool } from "./pool.js";
+import type { TxAdmission } from "./txAdmission.js";
 import type { Logger } from "./logger.js";
 import { verifyBlocksAndTransactions, verifyTransactions } from "./verify.js";
 
@@ -37,7 +37,7 @@ export class Chain {
 
   constructor(
     readonly ledger: Ledger,
-    private readonly pool: TxPool,
+    private readonly admission: TxAdmission,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
   ) {}
@@ -47,7 +47,7 @@ export class Chain {
   }
 
   /** The pooled transaction encoded as exactly these bytes, if any (decodeBlock's knownTx). */
-  readonly knownTx = (bytes: Uint8Array): Transaction | undefined => this.pool.known(bytes);
+  readonly knownTx = (bytes: Uint8Array): Transaction | undefined => this.admission.pool.known(bytes);
 
   /** Serialises work that must see a stable tip (block production). */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -65,7 +65,7 @@ export class Chain {
 
   /** Verifies (in bulk, off the main thread when large) the signatures the cache does not know. */
   private async verifySignatures(block: Block): Promise<void> {
-    const bad = await verifyTransactions(block.transactions, this.pool.verified);
+    const bad = await verifyTransactions(block.transactions, this.admission.verified);
     if (bad.length) {
       throw new AnchordError(ErrorCode.BLOCK_INVALID_TX, `block ${block.id} carries a transaction with an invalid signature (${bad[0]})`, { txId: bad[0], cause: ErrorCode.INVALID_SIGNATURE });
     }
@@ -82,7 +82,7 @@ export class Chain {
       blocks,
       this.ledger.config.chainIdByte,
       blocks.flatMap((b) => b.transactions),
-      this.pool.verified,
+      this.admission.verified,
     );
     for (const b of signedBlocks) this.signedBlocks.add(b);
   }
@@ -92,8 +92,8 @@ export class Chain {
     // verifySignatures has just checked every transaction of the block, exact proofs included
     await this.ledger.applyBlock(block, { verified: () => true });
     const height = this.ledger.height;
-    for (const tx of block.transactions) this.pool.verified.add(tx);
-    await this.pool.afterLedgerChange([], new Set(block.transactions.map((tx) => tx.id)));
+    for (const tx of block.transactions) this.admission.verified.add(tx);
+    await this.admission.afterLedgerChange([], new Set(block.transactions.map((tx) => tx.id)));
     for (const l of this.listeners) l.onApplied?.(block, height, source);
   }
 
@@ -102,7 +102,7 @@ export class Chain {
    * (disk full, I/O error) the node stops applying blocks until it is restarted.
    */
   private assertStorage(): void {
-    const failure = this.ledger.storageFailure ?? this.pool.storageFailure;
+    const failure = this.ledger.storageFailure ?? this.admission.storageFailure;
     if (failure) throw new AnchordError(ErrorCode.STORAGE, `no block is applied after a storage failure (${failure.message})`);
   }
 
@@ -171,24 +171,24 @@ export class Chain {
       const b = await ledger.getBlock(h);
       if (b) doomed.push(b);
     }
-    await this.pool.stash(doomed.flatMap((b) => b.transactions));
+    await this.admission.pool.stash(doomed.flatMap((b) => b.transactions));
     const dropped = await ledger.rollback(commonHeight);
     try {
       for (const b of blocks) {
         this.validateConsensus(b, ledger.height);
         await this.verifySignatures(b);
         await ledger.applyBlock(b, { verified: () => true }); // verifySignatures just checked them
-        for (const tx of b.transactions) this.pool.verified.add(tx);
+        for (const tx of b.transactions) this.admission.verified.add(tx);
       }
     } catch (e) {
       // Restore our chain exactly as it was.
       await ledger.rollback(commonHeight);
       for (const b of dropped) await ledger.applyBlock(b, { verified: () => true });
-      await this.pool.afterLedgerChange();
+      await this.admission.afterLedgerChange();
       this.logger.warn({ commonHeight, err: isAnchordError(e) ? e.code : String(e) }, "Fork rejected, previous chain restored");
       throw e;
     }
-    const returned = await this.pool.afterLedgerChange(dropped.flatMap((b) => b.transactions));
+    const returned = await this.admission.afterLedgerChange(dropped.flatMap((b) => b.transactions));
     const info = { fromHeight, commonHeight, toHeight: ledger.height, dropped: dropped.length };
     this.logger.info(info, "Chain reorganised to a fork with a higher score");
     for (const l of this.listeners) {

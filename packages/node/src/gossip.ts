@@ -1,15 +1,15 @@
 /**
  * What the node does with gossip: decoding and validating transaction batches and blocks, with
  * verdicts for gossipsub (accept → forwarded; ignore; reject → the sender's score drops).
- * Checks run cheapest first: size (network layer) → decode → seen → rules → signature → state.
+ * Checks run cheapest first: size (network layer) → decode → then admission's (txAdmission.ts):
+ * seen → rules → signature (the batch in one VerifyPool call, as for every source) → state.
  *
  * Transaction batch message: count(u16) ‖ {length(u32) ‖ signed tx bytes}*.
  */
 import { AnchordError, ErrorCode, decodeBlock, decodeTx, encodedTx, isAnchordError, isSignedTx, peerAction, type SignedTx } from "@anchord/protocol";
 import type { GossipVerdict } from "@anchord/network";
 import type { Chain } from "./chain.js";
-import { verifyTransactions } from "./verify.js";
-import type { TxPool } from "./pool.js";
+import type { TxAdmission } from "./txAdmission.js";
 import type { Logger } from "./logger.js";
 
 export const MAX_TXS_PER_MESSAGE = 1000;
@@ -75,15 +75,17 @@ export function decodeTxBatch(data: Uint8Array, chainId: number): SignedTx[] {
 export interface GossipStats {
   txAccepted: number;
   txRejected: number;
+  /** Rejected gossiped transactions by error code (the same codes an API submission is answered with). */
+  txRejectedCodes: Partial<Record<ErrorCode, number>>;
   blocksRejected: number;
 }
 
 export class GossipHandler {
-  readonly stats: GossipStats = { txAccepted: 0, txRejected: 0, blocksRejected: 0 };
+  readonly stats: GossipStats = { txAccepted: 0, txRejected: 0, txRejectedCodes: {}, blocksRejected: 0 };
 
   constructor(
     private readonly chain: Chain,
-    private readonly pool: TxPool,
+    private readonly admission: TxAdmission,
     private readonly onOrphan: (peerId: string) => void,
     private readonly logger: Logger,
   ) {}
@@ -98,12 +100,15 @@ export class GossipHandler {
       return "reject";
     }
     let added = 0;
-    const badSignatures = new Set(await verifyTransactions(txs, this.pool.verified));
-    let invalid = badSignatures.size;
-    // in order, as one add() after the other, with one write (not synced: see addMany) for the batch
-    for (const r of await this.pool.addMany(txs.filter((tx) => !badSignatures.has(tx.id)), false)) {
+    let invalid = 0;
+    // in order, as one add() after the other, with one signature batch and one write (not synced:
+    // see addMany) for the whole message
+    for (const r of await this.admission.addMany(txs, false)) {
       if (r === "added") added++;
-      else if (r !== "duplicate" && peerAction(r.code) === "reject") invalid++;
+      else if (r !== "duplicate" && peerAction(r.code) === "reject") {
+        invalid++;
+        this.stats.txRejectedCodes[r.code] = (this.stats.txRejectedCodes[r.code] ?? 0) + 1;
+      }
     }
     if (invalid > 0) {
       this.stats.txRejected += invalid;
@@ -118,7 +123,7 @@ export class GossipHandler {
     const ledger = this.chain.ledger;
     let block;
     try {
-      block = decodeBlock(data, ledger.config.chainIdByte, { maxTransactions: ledger.config.maxBlockTransactions, knownTx: (bytes) => this.pool.known(bytes) });
+      block = decodeBlock(data, ledger.config.chainIdByte, { maxTransactions: ledger.config.maxBlockTransactions, knownTx: (bytes) => this.admission.pool.known(bytes) });
     } catch {
       this.stats.blocksRejected++;
       return "reject";

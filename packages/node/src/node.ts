@@ -20,7 +20,8 @@ import { createLogger, type Logger } from "./logger.js";
 import { NodeMetrics } from "./metrics.js";
 import { defaultNodeOptions, type NodeOptions } from "./options.js";
 import { outboxLingerMs, RateMeter } from "./outbox.js";
-import { TxPool } from "./pool.js";
+import type { TxPool } from "./pool.js";
+import { TxAdmission } from "./txAdmission.js";
 import { Synchronizer } from "./sync.js";
 import { loadWallet, type Wallet } from "./wallet.js";
 
@@ -58,7 +59,8 @@ export class Node {
     readonly logger: Logger,
     readonly ledger: Ledger,
     readonly wallet: Wallet,
-    readonly pool: TxPool,
+    /** Decides what enters the pool and what leaves it (txAdmission.ts). */
+    readonly admission: TxAdmission,
     readonly chain: Chain,
     readonly metrics: NodeMetrics,
     readonly anchoring: AnchorBatcher,
@@ -74,12 +76,12 @@ export class Node {
     let node: Node | undefined;
     try {
       const wallet = loadWallet(opts.dataDir, ledger.config.chainIdByte, { extraSeeds: opts.walletSeeds, password: opts.walletPassword });
-      const pool = await TxPool.open(ledger, { dir: join(opts.dataDir, "pool"), maxSize: opts.poolMaxSize ?? defaultNodeOptions.poolMaxSize }, log.child({ module: "pool" }));
-      const chain = new Chain(ledger, pool, log.child({ module: "chain" }));
+      const admission = await TxAdmission.open(ledger, { dir: join(opts.dataDir, "pool"), maxSize: opts.poolMaxSize ?? defaultNodeOptions.poolMaxSize }, log.child({ module: "pool" }));
+      const chain = new Chain(ledger, admission, log.child({ module: "chain" }));
       const metrics = new NodeMetrics();
       const journal = await AnchorJournal.open(join(opts.dataDir, "anchor-journal"));
-      const anchoring = new AnchorBatcher(ledger, pool, wallet, journal, (fn) => chain.exclusive(fn), log.child({ module: "anchoring" }), undefined, undefined, opts.anchorAccount);
-      node = new Node(opts, log, ledger, wallet, pool, chain, metrics, anchoring);
+      const anchoring = new AnchorBatcher(ledger, admission, wallet, journal, (fn) => chain.exclusive(fn), log.child({ module: "anchoring" }), undefined, undefined, opts.anchorAccount);
+      node = new Node(opts, log, ledger, wallet, admission, chain, metrics, anchoring);
       const created = node;
       // acknowledged anchors leave at once, not only with the periodic rebroadcast
       anchoring.onPooled = (tx) => created.queueGossip(tx);
@@ -107,8 +109,13 @@ export class Node {
     }
   }
 
+  /** The pool of pending transactions (a bounded container; admission decides what it holds). */
+  get pool(): TxPool {
+    return this.admission.pool;
+  }
+
   private async startServices(): Promise<void> {
-    const { opts, ledger, chain, pool, metrics, logger } = this;
+    const { opts, ledger, chain, pool, admission, metrics, logger } = this;
     this.updateGauges();
     chain.on(chainEventSource(this.events, ledger));
     chain.on({
@@ -135,7 +142,7 @@ export class Node {
 
     if (opts.p2p) {
       const p2p = opts.p2p;
-      const gossip = new GossipHandler(chain, pool, () => this.sync?.trigger(), logger.child({ module: "gossip" }));
+      const gossip = new GossipHandler(chain, admission, () => this.sync?.trigger(), logger.child({ module: "gossip" }));
       this.gossip = gossip;
       this.network = await Network.create(
         {
@@ -240,14 +247,14 @@ export class Node {
 
   /** Admits a locally submitted transaction (API, wallet) and gossips it once. */
   async submit(tx: SignedTx): Promise<void> {
-    const result = await this.writing(() => this.pool.add(tx));
+    const result = await this.writing(() => this.admission.add(tx));
     this.metrics.poolSize.set(this.pool.size);
     if (result === "added") this.queueGossip(tx);
   }
 
   /** The first failed write of the ledger or the pool (disk full, I/O error), if any. */
   get storageFailure(): AnchordError | undefined {
-    return this.ledger.storageFailure ?? this.pool.storageFailure;
+    return this.ledger.storageFailure ?? this.admission.storageFailure;
   }
 
   /**

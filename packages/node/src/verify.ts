@@ -5,7 +5,7 @@
  */
 import { defaultVerifyPool, type VerifyItem } from "@anchord/crypto";
 import { TxType, blockSigningBytes, encodeBlockHeader, type Block, type Transaction } from "@anchord/protocol";
-import type { VerifiedCache } from "./pool.js";
+import type { VerifiedCache } from "./signatureCache.js";
 
 function items(tx: Transaction): VerifyItem[] | undefined {
   if (tx.type === TxType.Genesis) return [];

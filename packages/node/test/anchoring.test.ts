@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { AnchorBatcher } from "../src/anchoring.js";
 import { AnchorJournal } from "../src/anchorJournal.js";
-import { TxPool } from "../src/pool.js";
+import { TxAdmission } from "../src/txAdmission.js";
 import { Wallet } from "../src/wallet.js";
 import { silentLogger } from "../src/logger.js";
 import { acct, CHAIN, cleanup, genesisFor, openLedger, tempDir } from "./helpers.js";
@@ -17,9 +17,10 @@ const unlocked = <T>(fn: () => Promise<T>): Promise<T> => fn();
 describe("AnchorBatcher", () => {
   it("batches concurrent hashes into transactions of at most 100, idempotently", async () => {
     const ledger = await openLedger(genesisFor([[node, 10_000n]]));
-    const pool = await TxPool.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 1000 }, silentLogger());
+    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 1000 }, silentLogger());
+    const pool = admission.pool;
     const journal = await AnchorJournal.open(join(tempDir(), "journal"));
-    const batcher = new AnchorBatcher(ledger, pool, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
+    const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
     const hashes = Array.from({ length: 250 }, () => new Uint8Array(randomBytes(32)));
     const ids = await Promise.all(hashes.map((h) => batcher.anchor(h)));
     const txs = pool.all();
@@ -41,8 +42,9 @@ describe("AnchorBatcher", () => {
 
   it("refuses when the node has no wallet account", async () => {
     const ledger = await openLedger(genesisFor([[node, 10_000n]]));
-    const pool = await TxPool.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 10 }, silentLogger());
-    const batcher = new AnchorBatcher(ledger, pool, new Wallet([], CHAIN), await AnchorJournal.open(join(tempDir(), "journal")), unlocked, silentLogger());
+    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 10 }, silentLogger());
+    const pool = admission.pool;
+    const batcher = new AnchorBatcher(ledger, admission, new Wallet([], CHAIN), await AnchorJournal.open(join(tempDir(), "journal")), unlocked, silentLogger());
     await expect(batcher.anchor(new Uint8Array(32))).rejects.toMatchObject({ code: "SENDER_NOT_IN_WALLET" });
     await batcher.close();
     await pool.close();
@@ -53,9 +55,10 @@ describe("AnchorBatcher", () => {
     const dir = tempDir();
     const genesis = genesisFor([[node, 10_000n]]);
     let ledger = await openLedger(genesis, join(dir, "chain"));
-    let pool = await TxPool.open(ledger, { dir: join(dir, "pool"), maxSize: 100 }, silentLogger());
+    let admission = await TxAdmission.open(ledger, { dir: join(dir, "pool"), maxSize: 100 }, silentLogger());
+    let pool = admission.pool;
     let journal = await AnchorJournal.open(join(dir, "journal"));
-    let batcher = new AnchorBatcher(ledger, pool, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
+    let batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
     const hash = new Uint8Array(randomBytes(32));
     const first = await batcher.anchor(hash);
     expect([...journal.own.keys()]).toEqual([first]);
@@ -65,9 +68,10 @@ describe("AnchorBatcher", () => {
     // the pool lost it (e.g. it no longer applied when the node came back)
     rmSync(join(dir, "pool"), { recursive: true, force: true });
     ledger = await openLedger(genesis, join(dir, "chain"));
-    pool = await TxPool.open(ledger, { dir: join(dir, "pool"), maxSize: 100 }, silentLogger());
+    admission = await TxAdmission.open(ledger, { dir: join(dir, "pool"), maxSize: 100 }, silentLogger());
+    pool = admission.pool;
     journal = await AnchorJournal.open(join(dir, "journal"));
-    batcher = new AnchorBatcher(ledger, pool, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
+    batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
     expect(pool.pendingAnchor(hash)).toBeUndefined();
     batcher.requestSweep();
     await waitFor("hash pending again", () => pool.pendingAnchor(hash) !== undefined, 5_000);

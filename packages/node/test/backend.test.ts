@@ -7,7 +7,7 @@ import { NodeBackend, type NodeParts } from "../src/backend.js";
 import { EventLog } from "../src/events.js";
 import { silentLogger } from "../src/logger.js";
 import { NodeMetrics } from "../src/metrics.js";
-import { TxPool } from "../src/pool.js";
+import { TxAdmission } from "../src/txAdmission.js";
 import { Wallet } from "../src/wallet.js";
 import { acct, CHAIN, cleanup, genesisFor, openLedger, tempDir } from "./helpers.js";
 
@@ -18,9 +18,10 @@ const other = acct("backend other");
 /** The backend built from the node's parts alone: no Node, no network, no generator. */
 async function partsBackend(): Promise<{ backend: NodeBackend; submitted: SignedTx[]; fail: (e: AnchordError) => void; close: () => Promise<void> }> {
   const ledger = await openLedger(genesisFor([[holder, 1000n]]));
-  const pool = await TxPool.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
+  const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
+  const pool = admission.pool;
   const wallet = new Wallet([holder.seed], CHAIN);
-  const anchoring = new AnchorBatcher(ledger, pool, wallet, await AnchorJournal.open(join(tempDir(), "journal")), (fn) => fn(), silentLogger());
+  const anchoring = new AnchorBatcher(ledger, admission, wallet, await AnchorJournal.open(join(tempDir(), "journal")), (fn) => fn(), silentLogger());
   const submitted: SignedTx[] = [];
   let failure: AnchordError | undefined;
   const parts: NodeParts = {
@@ -35,7 +36,7 @@ async function partsBackend(): Promise<{ backend: NodeBackend; submitted: Signed
     events: new EventLog(),
     storageFailure: () => failure,
     submit: async (tx) => {
-      await pool.add(tx);
+      await admission.add(tx);
       submitted.push(tx);
     },
     writing: (fn) => fn(),

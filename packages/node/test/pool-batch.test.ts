@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { encodeTx, isAnchordError, TOKEN, type AnchordError } from "@anchord/protocol";
-import { TxPool } from "../src/pool.js";
+import { TxAdmission } from "../src/txAdmission.js";
 import { silentLogger } from "../src/logger.js";
 import { acct, cleanup, genesisFor, openLedger, signed, tempDir } from "./helpers.js";
 
@@ -20,74 +20,74 @@ const FEE = 100_000_000n;
 
 const codeOf = (r: unknown): string => (isAnchordError(r) ? (r as AnchordError).code : String(r));
 
-describe("TxPool batches", () => {
+describe("Admission batches and the pool", () => {
   it("addMany: in order, each checked against the ones before it, duplicates and errors per transaction", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 1n]]));
     const dir = join(tempDir(), "pool");
-    let pool = await TxPool.open(ledger, { dir, maxSize: 100 }, silentLogger());
+    let admission = await TxAdmission.open(ledger, { dir, maxSize: 100 }, silentLogger());
     // bob can pay his fee only after alice's transfer to him (earlier in the same batch)
     const toBob = signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: 10n * TOKEN });
     const bobSpends = signed(bob, { type: 4, fee: FEE, recipient: carol.address, amount: 5n * TOKEN });
     // alice then overspends: 100 − 10 − 1 = 89 left
     const overspend = signed(alice, { type: 4, fee: FEE, recipient: carol.address, amount: 89n * TOKEN });
-    const results = await pool.addMany([toBob, bobSpends, toBob, overspend]);
+    const results = await admission.addMany([toBob, bobSpends, toBob, overspend]);
     expect(results.slice(0, 3)).toEqual(["added", "added", "duplicate"]);
     expect(codeOf(results[3])).toBe("INSUFFICIENT_FUNDS");
     // the same batch in the other order: bob's spend comes first and fails
-    const pool2 = await TxPool.open(ledger, { dir: join(tempDir(), "pool2"), maxSize: 100 }, silentLogger());
-    const reversed = await pool2.addMany([bobSpends, toBob]);
+    const admission2 = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool2"), maxSize: 100 }, silentLogger());
+    const reversed = await admission2.addMany([bobSpends, toBob]);
     expect(codeOf(reversed[0])).toBe("INSUFFICIENT_FUNDS");
     expect(reversed[1]).toBe("added");
-    await pool2.close();
+    await admission2.pool.close();
     // durable: a restart finds both admitted transactions
-    await pool.close();
-    pool = await TxPool.open(ledger, { dir, maxSize: 100 }, silentLogger());
-    expect(pool.all().map((t) => t.id)).toEqual([toBob.id, bobSpends.id]);
-    await pool.close();
+    await admission.pool.close();
+    admission = await TxAdmission.open(ledger, { dir, maxSize: 100 }, silentLogger());
+    expect(admission.pool.all().map((t) => t.id)).toEqual([toBob.id, bobSpends.id]);
+    await admission.pool.close();
     await ledger.close();
   });
 
   it("addMany evicts like add() once the pool is full", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n], [carol, 100n]]));
-    const pool = await TxPool.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 2 }, silentLogger());
+    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 2 }, silentLogger());
     const a = signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: 1n });
     const b = signed(bob, { type: 4, fee: 2n * FEE, recipient: carol.address, amount: 1n });
     const low = signed(carol, { type: 4, fee: FEE, recipient: alice.address, amount: 1n });
     const rich = signed(carol, { type: 4, fee: 3n * FEE, recipient: alice.address, amount: 2n });
-    const results = await pool.addMany([a, b, low, rich]);
+    const results = await admission.addMany([a, b, low, rich]);
     expect(results.slice(0, 2)).toEqual(["added", "added"]);
     expect(codeOf(results[2])).toBe("POOL_FULL");
     expect(results[3]).toBe("added");
-    expect(new Set(pool.all().map((t) => t.id))).toEqual(new Set([b.id, rich.id]));
-    await pool.close();
+    expect(new Set(admission.pool.all().map((t) => t.id))).toEqual(new Set([b.id, rich.id]));
+    await admission.pool.close();
     await ledger.close();
   });
 
   it("concurrent add()s share writes and every acknowledged one survives a restart", async () => {
     const ledger = await openLedger(genesisFor([[alice, 1000n]]));
     const dir = join(tempDir(), "pool");
-    let pool = await TxPool.open(ledger, { dir, maxSize: 1000 }, silentLogger());
+    let admission = await TxAdmission.open(ledger, { dir, maxSize: 1000 }, silentLogger());
     const txs = Array.from({ length: 50 }, (_, i) => signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: BigInt(i + 1) }));
-    expect(await Promise.all(txs.map((t) => pool.add(t)))).toEqual(txs.map(() => "added"));
-    await pool.close();
-    pool = await TxPool.open(ledger, { dir, maxSize: 1000 }, silentLogger());
-    expect(new Set(pool.all().map((t) => t.id))).toEqual(new Set(txs.map((t) => t.id)));
-    await pool.close();
+    expect(await Promise.all(txs.map((t) => admission.add(t)))).toEqual(txs.map(() => "added"));
+    await admission.pool.close();
+    admission = await TxAdmission.open(ledger, { dir, maxSize: 1000 }, silentLogger());
+    expect(new Set(admission.pool.all().map((t) => t.id))).toEqual(new Set(txs.map((t) => t.id)));
+    await admission.pool.close();
     await ledger.close();
   });
 
   it("known(): the pooled transaction for identical bytes only", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n]]));
-    const pool = await TxPool.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 10 }, silentLogger());
+    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 10 }, silentLogger());
     const t = signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: 1n });
     const bytes = encodeTx(t);
-    expect(pool.known(bytes)).toBeUndefined();
-    await pool.add(t);
-    expect(pool.known(Uint8Array.from(bytes))).toBe(pool.get(t.id));
+    expect(admission.pool.known(bytes)).toBeUndefined();
+    await admission.add(t);
+    expect(admission.pool.known(Uint8Array.from(bytes))).toBe(admission.pool.get(t.id));
     const other = Uint8Array.from(bytes);
     other[other.length - 1]! ^= 1; // another proof byte: not the pooled transaction
-    expect(pool.known(other)).toBeUndefined();
-    await pool.close();
+    expect(admission.pool.known(other)).toBeUndefined();
+    await admission.pool.close();
     await ledger.close();
   });
 });

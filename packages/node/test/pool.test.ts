@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { TOKEN, isAnchordError } from "@anchord/protocol";
-import { TxPool } from "../src/pool.js";
+import { TxAdmission } from "../src/txAdmission.js";
 import { silentLogger } from "../src/logger.js";
 import { acct, cleanup, genesisFor, openLedger, signed, tempDir } from "./helpers.js";
 
@@ -16,62 +16,62 @@ function code(e: unknown): string {
   return isAnchordError(e) ? e.code : String(e);
 }
 
-describe("TxPool", () => {
+describe("Admission and the pool", () => {
   it("admits valid transactions once, rejects broken ones with their code, and survives a restart", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n]]));
     const dir = join(tempDir(), "pool");
-    let pool = await TxPool.open(ledger, { dir, maxSize: 100 }, silentLogger());
+    let admission = await TxAdmission.open(ledger, { dir, maxSize: 100 }, silentLogger());
     const t1 = signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: 10n * TOKEN });
-    expect(await pool.add(t1)).toBe("added");
-    expect(await pool.add(t1)).toBe("duplicate");
+    expect(await admission.add(t1)).toBe("added");
+    expect(await admission.add(t1)).toBe("duplicate");
     // Overspending against state + pool: alice has 100 − 10 − 1 left.
     const t2 = signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: 89n * TOKEN + 1n });
-    await expect(pool.add(t2)).rejects.toSatisfy((e) => code(e) === "INSUFFICIENT_FUNDS");
+    await expect(admission.add(t2)).rejects.toSatisfy((e) => code(e) === "INSUFFICIENT_FUNDS");
     // Bad signature.
     const t3 = signed(bob, { type: 4, fee: FEE, recipient: alice.address, amount: 1n });
     const forged = { ...t3, proofs: [Uint8Array.from(t3.proofs[0]!, (b, i) => (i === 0 ? b ^ 1 : b))] };
-    await expect(pool.add(forged)).rejects.toSatisfy((e) => code(e) === "INVALID_SIGNATURE");
+    await expect(admission.add(forged)).rejects.toSatisfy((e) => code(e) === "INVALID_SIGNATURE");
     // Timestamp far in the future.
     const t4 = signed(bob, { type: 4, fee: FEE, recipient: alice.address, amount: 1n, timestamp: Date.now() + 2 * 3600_000 });
-    await expect(pool.add(t4)).rejects.toSatisfy((e) => code(e) === "TIMESTAMP_OUT_OF_RANGE");
-    expect(pool.size).toBe(1);
-    await pool.close();
-    pool = await TxPool.open(ledger, { dir, maxSize: 100 }, silentLogger());
-    expect(pool.all().map((t) => t.id)).toEqual([t1.id]);
-    await pool.close();
+    await expect(admission.add(t4)).rejects.toSatisfy((e) => code(e) === "TIMESTAMP_OUT_OF_RANGE");
+    expect(admission.pool.size).toBe(1);
+    await admission.pool.close();
+    admission = await TxAdmission.open(ledger, { dir, maxSize: 100 }, silentLogger());
+    expect(admission.pool.all().map((t) => t.id)).toEqual([t1.id]);
+    await admission.pool.close();
     await ledger.close();
   });
 
   it("is bounded: a higher fee evicts the cheapest, a lower one is refused", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n], [carol, 100n]]));
-    const pool = await TxPool.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 2 }, silentLogger());
+    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 2 }, silentLogger());
     const cheap = signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: 1n });
     const mid = signed(bob, { type: 4, fee: 2n * FEE, recipient: carol.address, amount: 1n });
-    await pool.add(cheap);
-    await pool.add(mid);
+    await admission.add(cheap);
+    await admission.add(mid);
     const low = signed(carol, { type: 4, fee: FEE, recipient: alice.address, amount: 1n });
-    await expect(pool.add(low)).rejects.toSatisfy((e) => code(e) === "POOL_FULL");
+    await expect(admission.add(low)).rejects.toSatisfy((e) => code(e) === "POOL_FULL");
     const rich = signed(carol, { type: 4, fee: 3n * FEE, recipient: alice.address, amount: 2n });
-    expect(await pool.add(rich)).toBe("added");
-    expect(new Set(pool.all().map((t) => t.id))).toEqual(new Set([mid.id, rich.id]));
-    await pool.close();
+    expect(await admission.add(rich)).toBe("added");
+    expect(new Set(admission.pool.all().map((t) => t.id))).toEqual(new Set([mid.id, rich.id]));
+    await admission.pool.close();
     await ledger.close();
   });
 
   it("selects a block's worth in order, keeps dependants valid, and indexes pending anchors", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n]]));
-    const pool = await TxPool.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
+    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
     const lease = signed(alice, { type: 8, fee: FEE, recipient: bob.address, amount: 50n * TOKEN });
-    await pool.add(lease);
+    await admission.add(lease);
     const cancel = signed(alice, { type: 9, fee: FEE, leaseId: lease.id });
-    await pool.add(cancel);
+    await admission.add(cancel);
     const hash = new Uint8Array(32).fill(7);
     const anchor = signed(bob, { type: 15, fee: 35_000_000n, anchors: [hash] });
-    await pool.add(anchor);
-    expect(pool.pendingAnchor(hash)).toBe(anchor.id);
-    expect(pool.select(2, Date.now()).map((t) => t.id)).toEqual([lease.id, cancel.id]);
-    expect(pool.select(10, Date.now(), 400).length).toBeLessThan(3);
-    await pool.close();
+    await admission.add(anchor);
+    expect(admission.pool.pendingAnchor(hash)).toBe(anchor.id);
+    expect(admission.pool.select(2, Date.now()).map((t) => t.id)).toEqual([lease.id, cancel.id]);
+    expect(admission.pool.select(10, Date.now(), 400).length).toBeLessThan(3);
+    await admission.pool.close();
     await ledger.close();
   });
 });

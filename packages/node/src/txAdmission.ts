@@ -1,0 +1,288 @@
+/**
+ * Admission: the one owner of whether a transaction may enter (and stay in) the pool.
+ *
+ * - Rules, cheapest first: already on chain → stateless rules → timestamp window → signatures
+ *   (one path for every source, txSignatures.ts: batched per tick through the VerifyPool, results
+ *   kept in the VerifiedCache) → stateful rules against the ledger plus every pooled transaction
+ *   (an overlay), so the pool never holds a set that cannot be mined.
+ * - A full pool: a newcomer with a higher fee per byte evicts the cheapest (pool.ts keeps them in
+ *   a heap), and whatever depended on the evicted transaction leaves with it.
+ * - Durable: admitted transactions are written to the pool's store before the answer (synced for
+ *   local submissions; gossip may skip the fsync, see addMany).
+ * - After every ledger change (block applied, rolled back) it re-checks the pool and readmits the
+ *   transactions of rolled-back blocks; at start it re-checks what the store holds.
+ */
+import { AnchordError, ErrorCode, decodeTx, encodedTx, isSignedTx, validateTxStateless, validateTxTimestamp, type SignedTx, type Transaction } from "@anchord/protocol";
+import { applyTx, createOverlay, type Ledger } from "@anchord/state";
+import type { Logger } from "./logger.js";
+import { TxPool, type AddResult, type PoolAdmission, type PoolEntry, type PoolOptions } from "./pool.js";
+import { PoolStore, type StoreOp } from "./poolStore.js";
+import { VerifiedCache } from "./signatureCache.js";
+import { TxSignatureChecker } from "./txSignatures.js";
+
+const asError = (e: unknown): AnchordError => (e instanceof AnchordError ? e : new AnchordError(ErrorCode.INTERNAL, String(e)));
+const badSignature = (): AnchordError => new AnchordError(ErrorCode.INVALID_SIGNATURE, "invalid transaction signature");
+
+export class TxAdmission implements PoolAdmission {
+  readonly verified: VerifiedCache;
+  private readonly signatures: TxSignatureChecker;
+  /** The ledger's state with every pooled transaction applied, in pooled order. */
+  private overlay: ReturnType<typeof createOverlay>;
+  /** id → the store write of an admitted transaction still in flight (a duplicate waits for it). */
+  private readonly writing = new Map<string, Promise<void>>();
+
+  constructor(
+    readonly pool: TxPool,
+    private readonly ledger: Ledger,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+    verified: VerifiedCache = new VerifiedCache(),
+  ) {
+    this.verified = verified;
+    this.signatures = new TxSignatureChecker(verified);
+    this.overlay = createOverlay(ledger.stateView());
+    pool.attach(this);
+  }
+
+  /** Opens the pool's store, and the pool with what it holds that is still valid. */
+  static async open(ledger: Ledger, opts: PoolOptions, logger: Logger, now: () => number = Date.now): Promise<TxAdmission> {
+    const store = await PoolStore.open(opts.dir);
+    const admission = new TxAdmission(new TxPool(store, ledger, opts.maxSize, now), ledger, logger, now);
+    try {
+      await admission.reload(store);
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
+    return admission;
+  }
+
+  /** The first failed write of the pool's store: nothing is admitted after it. */
+  get storageFailure(): AnchordError | undefined {
+    return this.pool.storageFailure;
+  }
+
+  private get context(): { height: number } {
+    return { height: this.ledger.height + 1 };
+  }
+
+  /** The rules that need no state but the chain's tip: on chain, stateless, timestamp window. */
+  private screen(tx: SignedTx): void {
+    const ledger = this.ledger;
+    if (ledger.hasTransaction(tx.id)) throw new AnchordError(ErrorCode.ALREADY_IN_CHAIN, `transaction ${tx.id} is already in the chain`);
+    validateTxStateless(tx, ledger.config);
+    validateTxTimestamp(tx, this.now(), ledger.lastHeader.timestamp, ledger.config);
+  }
+
+  private async reload(store: PoolStore): Promise<void> {
+    const candidates: { seq: bigint; tx: SignedTx; bytes: Uint8Array }[] = [];
+    const drop: StoreOp[] = [];
+    for (const { seq, bytes } of await store.load()) {
+      try {
+        const tx = decodeTx(bytes, this.ledger.config.chainIdByte);
+        if (!isSignedTx(tx)) throw new AnchordError(ErrorCode.MALFORMED, "genesis transaction in the pool");
+        this.screen(tx);
+        candidates.push({ seq, tx, bytes: encodedTx(tx) });
+      } catch {
+        drop.push({ type: "del", seq });
+      }
+    }
+    const valid = await this.signatures.check(candidates.map((c) => c.tx));
+    candidates.forEach(({ seq, tx, bytes }, k) => {
+      try {
+        if (!valid[k]) throw badSignature();
+        applyTx(this.overlay, tx, this.context);
+        this.pool.insert(tx, seq, bytes);
+      } catch {
+        drop.push({ type: "del", seq });
+      }
+    });
+    if (drop.length) await store.write(drop, false);
+    this.logger.info({ restored: this.pool.size, dropped: drop.length }, "Transaction pool loaded");
+  }
+
+  /**
+   * Admits a transaction. Resolves once it is durably stored; "duplicate" when already pooled.
+   * Throws AnchordError for any rule it breaks, leaving the pool unchanged. A batch of one: it
+   * shares its signature check with whatever else arrives in the same tick.
+   */
+  async add(tx: SignedTx, sync = true): Promise<AddResult> {
+    const [result] = await this.addMany([tx], sync);
+    if (result instanceof AnchordError) throw result;
+    return result!;
+  }
+
+  /**
+   * Admits transactions in order, exactly as consecutive add() calls would (each checked against
+   * the pool holding the ones before it), with one signature batch and one write for all of them.
+   * Resolves, once they are written, with the outcome of each: "added", "duplicate" or the error.
+   *
+   * `sync` (default true) makes the write durable before resolving. Gossiped transactions are
+   * written without it: this node acknowledged them to nobody (the node that did holds them
+   * synced), a killed process still leaves them to the OS, and an fsync per gossip message on every
+   * peer was a large part of what relaying a transaction cost.
+   */
+  async addMany(txs: readonly SignedTx[], sync = true): Promise<(AddResult | AnchordError)[]> {
+    const out: (AddResult | AnchordError)[] = new Array<AddResult | AnchordError>(txs.length);
+    const waits: Promise<void>[] = [];
+    /** A duplicate is answered once the first one's write is done (it may yet fail). */
+    const duplicate = (i: number, id: string): void => {
+      out[i] = "duplicate";
+      const w = this.writing.get(id);
+      if (w) waits.push(w.catch((e: unknown) => void (out[i] = asError(e))));
+    };
+    const todo: number[] = [];
+    txs.forEach((tx, i) => {
+      if (this.pool.has(tx.id)) return duplicate(i, tx.id);
+      try {
+        if (this.storageFailure) throw this.storageFailure;
+        this.screen(tx);
+        todo.push(i);
+      } catch (e) {
+        out[i] = asError(e);
+      }
+    });
+    const valid = todo.length ? await this.signatures.check(todo.map((i) => txs[i]!)) : [];
+
+    // From here to the write nothing awaits: each transaction meets the pool the previous left.
+    const ops: StoreOp[] = [];
+    const added: PoolEntry[] = [];
+    const evicted: SignedTx[] = [];
+    todo.forEach((i, k) => {
+      const tx = txs[i]!;
+      if (this.pool.has(tx.id)) return duplicate(i, tx.id);
+      try {
+        if (!valid[k]) throw badSignature();
+        if (this.storageFailure) throw this.storageFailure;
+        const bytes = encodedTx(tx);
+        if (this.pool.full) this.makeRoom(tx, bytes, ops, evicted);
+        applyTx(this.overlay, tx, this.context); // changes nothing when it throws
+        const seq = this.pool.nextSeq();
+        added.push(this.pool.insert(tx, seq, bytes));
+        ops.push({ type: "put", seq, value: bytes });
+        out[i] = "added";
+      } catch (e) {
+        out[i] = asError(e);
+      }
+    });
+    let written = true;
+    if (ops.length) {
+      const write = this.pool.write(ops, sync);
+      for (const e of added) this.writing.set(e.tx.id, write);
+      try {
+        await write;
+      } catch (e) {
+        // Not durable: they leave the pool again (with whatever depends on them).
+        written = false;
+        for (const a of added) if (this.pool.entry(a.tx.id) === a) this.pool.remove(a.tx.id);
+        this.rebuildOverlay();
+        for (let i = 0; i < out.length; i++) if (out[i] === "added") out[i] = asError(e);
+      } finally {
+        for (const e of added) if (this.writing.get(e.tx.id) === write) this.writing.delete(e.tx.id);
+      }
+    }
+    if (waits.length) await Promise.all(waits);
+    if (written) for (const a of added) if (this.pool.entry(a.tx.id) === a) this.pool.notifyAdded(a.tx);
+    this.pool.notifyRemoved(evicted);
+    return out;
+  }
+
+  /**
+   * Room for `tx` in a full pool: it must pay more per byte than the cheapest pooled transaction,
+   * which then leaves with whatever depended on it. Throws (POOL_FULL, or the rule `tx` breaks)
+   * before evicting anything.
+   */
+  private makeRoom(tx: SignedTx, bytes: Uint8Array, ops: StoreOp[], evicted: SignedTx[]): void {
+    applyTx(createOverlay(this.overlay), tx, this.context);
+    const victim = this.pool.cheapest();
+    if (!victim || victim.feePerByte >= Number(tx.fee) / bytes.length) {
+      throw new AnchordError(ErrorCode.POOL_FULL, `transaction pool is full (${this.pool.maxSize}); raise the fee to replace pooled transactions`);
+    }
+    this.pool.remove(victim.tx.id);
+    ops.push({ type: "del", seq: victim.seq });
+    evicted.push(victim.tx);
+    for (const e of this.rebuildOverlay()) {
+      ops.push({ type: "del", seq: e.seq });
+      evicted.push(e.tx);
+    }
+  }
+
+  /** Applies the pooled transactions anew on the ledger's state; removes (and returns) those that no longer apply. */
+  private rebuildOverlay(): PoolEntry[] {
+    this.overlay = createOverlay(this.ledger.stateView());
+    const dropped: PoolEntry[] = [];
+    for (const e of this.pool.ordered()) {
+      try {
+        applyTx(this.overlay, e.tx, this.context);
+      } catch {
+        this.pool.remove(e.tx.id); // a dependant of an evicted transaction: it leaves too
+        dropped.push(e);
+      }
+    }
+    return dropped;
+  }
+
+  /**
+   * After the ledger changed (block applied or rolled back): drops what was included or no longer
+   * applies, readmits `returned` transactions (from rolled-back blocks, under the keys the pool
+   * stashed them with), rebuilds the overlay. `included`: ids of the transactions of the blocks
+   * just applied (known to be on chain now, so they leave without a re-check). Returns the
+   * readmitted transactions.
+   */
+  async afterLedgerChange(returned: readonly Transaction[] = [], included?: ReadonlySet<string>): Promise<SignedTx[]> {
+    const back = returned.filter(isSignedTx);
+    // verified when their block was applied: normally all cached
+    const valid = back.length ? await this.signatures.check(back) : [];
+    const ledger = this.ledger;
+    const removed: SignedTx[] = [];
+    const keep: PoolEntry[] = [];
+    const ops: StoreOp[] = [];
+    for (const e of this.pool.ordered()) {
+      if (included?.has(e.tx.id)) {
+        removed.push(e.tx);
+        ops.push({ type: "del", seq: e.seq });
+      } else keep.push(e);
+    }
+    this.pool.clear();
+    this.overlay = createOverlay(ledger.stateView());
+    // Transactions of dropped blocks come first: pooled ones may depend on them (a cancel of a
+    // lease that was in a dropped block).
+    const readmitted: SignedTx[] = [];
+    const stashed = this.pool.takeStashed();
+    back.forEach((tx, k) => {
+      if (this.pool.has(tx.id)) return;
+      try {
+        this.screen(tx);
+        if (!valid[k]) throw badSignature();
+        applyTx(this.overlay, tx, this.context);
+        const bytes = encodedTx(tx);
+        const kept = stashed.get(tx.id);
+        const seq = kept ?? this.pool.nextSeq();
+        this.pool.insert(tx, seq, bytes);
+        if (kept === undefined) ops.push({ type: "put", seq, value: bytes });
+        else stashed.delete(tx.id); // already stored: stays
+        readmitted.push(tx);
+      } catch {
+        // invalid on the new chain: dropped
+      }
+    });
+    // What may have changed for the others is whether they are on chain, their timestamp window
+    // and the state; their stateless rules and signatures hold still.
+    for (const e of keep) {
+      try {
+        if (ledger.hasTransaction(e.tx.id)) throw new AnchordError(ErrorCode.ALREADY_IN_CHAIN, `transaction ${e.tx.id} is already in the chain`);
+        validateTxTimestamp(e.tx, this.now(), ledger.lastHeader.timestamp, ledger.config);
+        applyTx(this.overlay, e.tx, this.context);
+        this.pool.insert(e.tx, e.seq, e.bytes);
+      } catch {
+        removed.push(e.tx);
+        ops.push({ type: "del", seq: e.seq });
+      }
+    }
+    // stashed ahead of a rollback but not readmitted (back on chain, or invalid now): leave the store
+    for (const seq of stashed.values()) ops.push({ type: "del", seq });
+    if (ops.length) await this.pool.write(ops);
+    this.pool.notifyRemoved(removed);
+    return readmitted;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The pool's fee heap: a full pool evicts the cheapest transaction (fee per byte; the latest among
+ * equals) without scanning: each heap operation costs O(log n) comparisons, counted here.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { isAnchordError } from "@anchord/protocol";
+import { IndexedHeap } from "../src/feeHeap.js";
+import { TxAdmission } from "../src/txAdmission.js";
+import { silentLogger } from "../src/logger.js";
+import { acct, cleanup, genesisFor, openLedger, signed, tempDir } from "./helpers.js";
+
+afterEach(cleanup);
+
+/** A deterministic shuffle (xorshift), so that a failure reproduces. */
+function shuffled(n: number, seed = 7): number[] {
+  const out = Array.from({ length: n }, (_, i) => i);
+  let x = seed;
+  for (let i = n - 1; i > 0; i--) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    const j = (x >>> 0) % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+describe("IndexedHeap", () => {
+  it("pops in order and removes any member", () => {
+    const heap = new IndexedHeap<{ v: number }>((a, b) => a.v < b.v);
+    const items = shuffled(1000).map((v) => ({ v }));
+    for (const it of items) heap.push(it);
+    // remove every third value wherever it sits
+    for (const it of items) if (it.v % 3 === 0) expect(heap.remove(it)).toBe(true);
+    expect(heap.remove({ v: 3 })).toBe(false);
+    const out: number[] = [];
+    for (let it = heap.pop(); it; it = heap.pop()) out.push(it.v);
+    expect(out).toEqual(Array.from({ length: 1000 }, (_, i) => i).filter((v) => v % 3 !== 0));
+    expect(heap.size).toBe(0);
+  });
+
+  it("push, pop and remove take O(log n) comparisons at the pool's bound (50,000)", () => {
+    let comparisons = 0;
+    const heap = new IndexedHeap<{ v: number }>((a, b) => {
+      comparisons++;
+      return a.v < b.v;
+    });
+    const n = 50_000;
+    const items = shuffled(n).map((v) => ({ v }));
+    for (const it of items) heap.push(it);
+    const log2 = Math.ceil(Math.log2(n)); // 16
+    const perOp = (fn: () => void): number => {
+      comparisons = 0;
+      fn();
+      return comparisons;
+    };
+    // a newcomer cheaper than everything climbs the whole way: at most one comparison per level
+    expect(perOp(() => heap.push({ v: -1 }))).toBeLessThanOrEqual(log2);
+    expect(heap.peek()?.v).toBe(-1);
+    // evicting the cheapest sinks the last leaf: two comparisons per level
+    for (let k = 0; k < 100; k++) expect(perOp(() => heap.pop())).toBeLessThanOrEqual(2 * log2);
+    // removing members from anywhere (what leaves with a block)
+    for (const it of items.slice(0, 100)) expect(perOp(() => heap.remove(it))).toBeLessThanOrEqual(2 * log2 + log2);
+  });
+});
+
+describe("a full pool", () => {
+  const alice = acct("heap alice");
+  const bob = acct("heap bob");
+  const FEE = 100_000_000n;
+
+  it("evicts the cheapest by fee per byte, the latest of equals, and refuses what pays no more", async () => {
+    const ledger = await openLedger(genesisFor([[alice, 10_000n], [bob, 10_000n]]));
+    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 20 }, silentLogger());
+    const pool = admission.pool;
+    // 20 transfers of the same size with fees 2..21 × FEE (in shuffled order), one more at 2 × FEE
+    const fees = shuffled(20, 3).map((k) => BigInt(k + 2) * FEE);
+    const pooled = fees.map((fee, i) => signed(alice, { type: 4, fee, recipient: bob.address, amount: BigInt(i + 1) }));
+    for (const tx of pooled) expect(await admission.add(tx)).toBe("added");
+    expect(pool.size).toBe(20);
+    const cheapest = pooled[fees.indexOf(2n * FEE)]!;
+    // as cheap as the cheapest: refused, nothing evicted
+    const equal = signed(bob, { type: 4, fee: 2n * FEE, recipient: alice.address, amount: 1n });
+    await expect(admission.add(equal)).rejects.toSatisfy((e) => isAnchordError(e) && e.code === "POOL_FULL");
+    expect(pool.has(cheapest.id)).toBe(true);
+    // richer newcomers evict in ascending fee order, one each
+    const evicted: string[] = [];
+    pool.onRemoved((txs) => evicted.push(...txs.map((t) => t.id)));
+    for (let k = 0; k < 5; k++) {
+      const rich = signed(bob, { type: 4, fee: 100n * FEE, recipient: alice.address, amount: BigInt(k + 1) });
+      expect(await admission.add(rich)).toBe("added");
+      expect(pool.size).toBe(20);
+    }
+    const order = [2n, 3n, 4n, 5n, 6n].map((m) => pooled[fees.indexOf(m * FEE)]!.id);
+    expect(evicted).toEqual(order);
+    for (const id of order) expect(pool.has(id)).toBe(false);
+    // equal fees per byte: the latest admitted goes first
+    const tieA = signed(bob, { type: 4, fee: 200n * FEE, recipient: alice.address, amount: 10n });
+    const tieB = signed(bob, { type: 4, fee: 200n * FEE, recipient: alice.address, amount: 11n });
+    const small = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool2"), maxSize: 2 }, silentLogger());
+    await small.add(tieA);
+    await small.add(tieB);
+    await small.add(signed(alice, { type: 4, fee: 300n * FEE, recipient: bob.address, amount: 1n }));
+    expect(small.pool.has(tieA.id)).toBe(true);
+    expect(small.pool.has(tieB.id)).toBe(false);
+    await small.pool.close();
+    await pool.close();
+    await ledger.close();
+  });
+});
