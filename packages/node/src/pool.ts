@@ -233,7 +233,9 @@ export class TxPool {
       if (bytes + e.bytes.length + 4 > maxBytes) continue;
       try {
         validateTxTimestamp(e.tx, blockTimestamp, ledger.lastHeader.timestamp, ledger.config);
-        applyTx(createOverlay(view), e.tx, { height: ledger.height + 1 });
+        // applyTx checks everything before it writes: one that throws leaves `view` unchanged, so
+        // no trial copy is needed (a transaction a forging node includes is applied three times:
+        // admission, here, and the block's application)
         applyTx(view, e.tx, { height: ledger.height + 1 });
         out.push(e.tx);
         bytes += e.bytes.length + 4;
