@@ -2,7 +2,7 @@
  * Admission: the one owner of whether a transaction may enter (and stay in) the pool.
  *
  * - Rules, cheapest first: already on chain → stateless rules → timestamp window → signatures
- *   (one path for every source, txSignatures.ts: batched per tick through the VerifyPool, results
+ *   (one path for every source, txSignatures.ts: batched per event-loop turn through the VerifyPool, results
  *   kept in the VerifiedCache) → stateful rules against the ledger plus every pooled transaction
  *   (an overlay), so the pool never holds a set that cannot be mined.
  * - A full pool: a newcomer with a higher fee per byte evicts the cheapest (pool.ts keeps them in
@@ -104,7 +104,7 @@ export class TxAdmission implements PoolAdmission {
   /**
    * Admits a transaction. Resolves once it is durably stored; "duplicate" when already pooled.
    * Throws AnchordError for any rule it breaks, leaving the pool unchanged. A batch of one: it
-   * shares its signature check with whatever else arrives in the same tick.
+   * shares its signature check with whatever else arrives in the same event-loop turn.
    */
   async add(tx: SignedTx, sync = true): Promise<AddResult> {
     const [result] = await this.addMany([tx], sync);

@@ -1,9 +1,9 @@
 /**
  * The one way a transaction's signatures are checked for admission: whatever asks in the same
- * tick (a gossip batch, concurrent API submissions, an anchor batch, a pool reload, transactions
- * of rolled-back blocks) goes to the crypto package's VerifyPool as one batch (off the main thread
- * when large enough), and the valid ones enter the VerifiedCache. A single API transaction is a
- * batch of one, or joins whatever else arrived in the same tick.
+ * turn of the event loop (a gossip batch, the API requests read in one I/O phase, an anchor batch,
+ * a pool reload, transactions of rolled-back blocks) goes to the crypto package's VerifyPool as one
+ * batch (off the main thread when large enough), and the valid ones enter the VerifiedCache. A
+ * single API transaction is a batch of one, or joins whatever else arrived with it.
  */
 import type { Transaction } from "@anchord/protocol";
 import type { VerifiedCache } from "./signatureCache.js";
@@ -22,12 +22,13 @@ export class TxSignatureChecker {
 
   /**
    * Whether each transaction's signatures are valid (by exact proofs, see verifiedKey), in input
-   * order. Cached ones are answered without verifying; the others join the tick's batch.
+   * order. Cached ones are answered without verifying; the others join this turn's batch.
    */
   check(txs: readonly Transaction[]): Promise<boolean[]> {
     if (txs.every((tx) => this.cache.has(tx))) return Promise.resolve(txs.map(() => true));
     return new Promise<boolean[]>((resolve, reject) => {
-      if (this.pending.length === 0) queueMicrotask(() => void this.flush());
+      // setImmediate, not a microtask: requests whose sockets were read in the same I/O phase join
+      if (this.pending.length === 0) setImmediate(() => void this.flush());
       this.pending.push({ txs, resolve, reject });
     });
   }

@@ -91,7 +91,7 @@ describe("one signature path", () => {
       const txs = Array.from({ length: 200 }, (_, i) => signed(alice, { type: 4, fee: FEE, recipient: gen.address, amount: BigInt(i + 1) }));
       const bad = forged(signed(alice, { type: 4, fee: FEE, recipient: gen.address, amount: 999n }));
       const before = defaultVerifyPool().stats();
-      // each a batch of one, all in the same tick: one VerifyPool batch of 201 signatures
+      // each a batch of one, all in the same event-loop turn: one VerifyPool batch of 201 signatures
       const answers = await Promise.all([...txs, bad].map((tx) => viaApi(node, tx)));
       expect(answers).toEqual([...txs.map(() => "accepted"), "INVALID_SIGNATURE"]);
       const after = defaultVerifyPool().stats();
