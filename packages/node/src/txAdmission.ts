@@ -165,6 +165,8 @@ export class TxAdmission implements PoolAdmission {
         out[i] = asError(e);
       }
     });
+    /** Still pooled as admitted here (a ledger change meanwhile may have dropped or renumbered it). */
+    const stillPooled = (a: PoolEntry): boolean => this.pool.entry(a.tx.id)?.seq === a.seq;
     let written = true;
     if (ops.length) {
       const write = this.pool.write(ops, sync);
@@ -174,7 +176,7 @@ export class TxAdmission implements PoolAdmission {
       } catch (e) {
         // Not durable: they leave the pool again (with whatever depends on them).
         written = false;
-        for (const a of added) if (this.pool.entry(a.tx.id) === a) this.pool.remove(a.tx.id);
+        for (const a of added) if (stillPooled(a)) this.pool.remove(a.tx.id);
         this.rebuildOverlay();
         for (let i = 0; i < out.length; i++) if (out[i] === "added") out[i] = asError(e);
       } finally {
@@ -182,7 +184,7 @@ export class TxAdmission implements PoolAdmission {
       }
     }
     if (waits.length) await Promise.all(waits);
-    if (written) for (const a of added) if (this.pool.entry(a.tx.id) === a) this.pool.notifyAdded(a.tx);
+    if (written) for (const a of added) if (stillPooled(a)) this.pool.notifyAdded(a.tx);
     this.pool.notifyRemoved(evicted);
     return out;
   }
@@ -267,13 +269,20 @@ export class TxAdmission implements PoolAdmission {
       }
     });
     // What may have changed for the others is whether they are on chain, their timestamp window
-    // and the state; their stateless rules and signatures hold still.
+    // and the state; their stateless rules and signatures hold still. After readmissions they
+    // move behind them in pooled order (new keys): selection, a rebuild after an eviction and a
+    // reload apply them in that order, and they may depend on a readmitted transaction.
+    const renumber = readmitted.length > 0;
     for (const e of keep) {
       try {
         if (ledger.hasTransaction(e.tx.id)) throw new AnchordError(ErrorCode.ALREADY_IN_CHAIN, `transaction ${e.tx.id} is already in the chain`);
         validateTxTimestamp(e.tx, this.now(), ledger.lastHeader.timestamp, ledger.config);
         applyTx(this.overlay, e.tx, this.context);
-        this.pool.insert(e.tx, e.seq, e.bytes);
+        if (renumber) {
+          const seq = this.pool.nextSeq();
+          this.pool.insert(e.tx, seq, e.bytes);
+          ops.push({ type: "del", seq: e.seq }, { type: "put", seq, value: e.bytes });
+        } else this.pool.insert(e.tx, e.seq, e.bytes);
       } catch {
         removed.push(e.tx);
         ops.push({ type: "del", seq: e.seq });

@@ -1,0 +1,65 @@
+/**
+ * Admission after a rollback: the dropped block's transactions, stashed in the pool's store before
+ * the rollback, are readmitted under the keys they were stashed with (stored once, found once after
+ * a restart), ahead of the pooled ones that may depend on them, in memory and in the store.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { createBlock, TOKEN, type SignedTx } from "@anchord/protocol";
+import { expectedBlockFields } from "@anchord/consensus";
+import { Node } from "../src/node.js";
+import { silentLogger } from "../src/logger.js";
+import { acct, cleanup, genesisFor, signed, tempDir, type Acct } from "./helpers.js";
+
+afterEach(cleanup);
+
+const gen = acct("reorg generator");
+const alice = acct("reorg alice");
+const FEE = 100_000_000n;
+
+function nextBlock(node: Node, generator: Acct, transactions: readonly SignedTx[]) {
+  const ledger = node.ledger;
+  const parent = { header: ledger.lastHeader, height: ledger.height };
+  const f = expectedBlockFields(parent, generator.kp.publicKey, ledger, ledger.config);
+  const ts = Math.max(f.earliestTimestamp, parent.header.timestamp + 1);
+  return createBlock({ timestamp: ts, reference: parent.header.idBytes, baseTarget: f.baseTargetAt(ts), generationSignature: f.generationSignature, transactions }, generator.kp, ledger.config.chainIdByte);
+}
+
+describe("readmission after a rollback", () => {
+  it("readmits the dropped block's transactions ahead of the pooled ones, under their stash keys", async () => {
+    const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 100n]]), timestamp: Date.now() - 3_600_000 };
+    const dataDir = join(tempDir(), "n");
+    const start = () => Node.start({ dataDir, genesis, api: false, p2p: false, generate: false, walletSeeds: [] }, silentLogger());
+    let node = await start();
+    try {
+      const lease = signed(alice, { type: 8, fee: FEE, recipient: gen.address, amount: 10n * TOKEN });
+      const block = nextBlock(node, gen, [lease]);
+      expect((await node.chain.processBlock(block, "local")).status).toBe("applied");
+      // pooled after the block: a cancel of its lease
+      const cancel = signed(alice, { type: 9, fee: FEE, leaseId: lease.id });
+      await node.submit(cancel);
+      expect(node.pool.size).toBe(1);
+      const readmitted = await node.chain.exclusive(async () => {
+        await node.pool.stash(block.transactions);
+        await node.ledger.rollback(node.ledger.height - 1);
+        return node.admission.afterLedgerChange(block.transactions);
+      });
+      // the lease comes back first, so its cancel still applies
+      expect(readmitted.map((t) => t.id)).toEqual([lease.id]);
+      expect(node.pool.all().map((t) => t.id)).toEqual([lease.id, cancel.id]);
+      expect(node.pool.select(10, Date.now()).map((t) => t.id)).toEqual([lease.id, cancel.id]);
+      // stored once (under its stash key) and ahead of the cancel: a restart finds both, in order
+      await node.stop();
+      node = await start();
+      expect(node.pool.all().map((t) => t.id)).toEqual([lease.id, cancel.id]);
+      // back on chain: it leaves the pool (and its stored copy) with the block
+      expect((await node.chain.processBlock(block, "local")).status).toBe("applied");
+      expect(node.pool.has(lease.id)).toBe(false);
+      await node.stop();
+      node = await start();
+      expect(node.pool.has(lease.id)).toBe(false);
+    } finally {
+      await node.stop();
+    }
+  });
+});
