@@ -101,10 +101,11 @@ export interface ConfirmedTx {
   readonly height: number;
   readonly position: number;
   /**
-   * The raw id and binary encoding as stored, when the backend has them: the history route keys
-   * its cache of answer text on them and reads `tx` (which may then be decoded lazily) only on a miss.
+   * The raw id and the id of the block that holds it, when the backend has them: the history
+   * route keys its cache of answer text on them (a block's id fixes its transactions' bytes) and
+   * reads `tx`, which may then be read and decoded lazily, only on a miss.
    */
-  readonly stored?: { readonly idBytes: Uint8Array; readonly txBytes: Uint8Array };
+  readonly stored?: { readonly idBytes: Uint8Array; readonly blockId: string };
 }
 
 export type TransactionStatus =

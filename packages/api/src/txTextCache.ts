@@ -4,23 +4,24 @@
  * decode, a base58 encoding of every key and signature and a stringify (~30 µs each: a page of 100
  * took ~3 ms of CPU and made most of the garbage the node collected while serving it).
  *
- * An entry is keyed by the transaction's raw id and is used only when the stored bytes it was
- * made from equal the bytes being answered: the id covers the body, not the proofs, so a
- * transaction confirmed again after a reorganisation with other proof bytes (a twin) is written
- * anew, never answered from the old text. Nothing else needs invalidating: the text does not hold
- * the height, which the caller appends. Bounded by the bytes it holds, least recently used out first.
+ * An entry is keyed by the transaction's raw id and is used only for the same place in the same
+ * block: the id covers the body, not the proofs, so a transaction confirmed again after a
+ * reorganisation (in another block, possibly with other proof bytes: a twin) is written anew,
+ * never answered from the old text; a block's id fixes the bytes of its transactions. Nothing else
+ * needs invalidating: the text does not hold the height, which the caller appends. Bounded by the
+ * bytes it holds, least recently used out first.
  */
-import { equalBytes } from "@anchord/crypto";
 import { stringifyJson, txToJson, type Transaction } from "@anchord/protocol";
 
 /** Default bound of one node's cache: ~40,000 transfers. */
 export const TX_TEXT_CACHE_BYTES = 32 * 1024 * 1024;
 
-/** Per-entry bookkeeping (map slot, entry object, key string) counted against the bound. */
-const ENTRY_OVERHEAD = 160;
+/** Per-entry bookkeeping (map slot, entry object, key string, block id) counted against the bound. */
+const ENTRY_OVERHEAD = 200;
 
 interface Entry {
-  readonly txBytes: Uint8Array;
+  readonly blockId: string;
+  readonly position: number;
   plain?: string;
   strings?: string;
   size: number;
@@ -44,13 +45,14 @@ export class TxTextCache {
   }
 
   /**
-   * The transaction's JSON object text (txToJson, without height): bigint as bare literals, or as
-   * strings with `asStrings`. `tx` is read only when the text is not cached for these bytes.
+   * The JSON object text (txToJson, without height) of the transaction with raw id `idBytes` at
+   * `position` in block `blockId`: bigint as bare literals, or as strings with `asStrings`. `tx`
+   * is called only when the text is not cached for that place.
    */
-  text(idBytes: Uint8Array, txBytes: Uint8Array, asStrings: boolean, tx: () => Transaction): string {
+  text(idBytes: Uint8Array, blockId: string, position: number, asStrings: boolean, tx: () => Transaction): string {
     const key = latin1(idBytes);
     let entry = this.#entries.get(key);
-    if (entry && !equalBytes(entry.txBytes, txBytes)) {
+    if (entry && (entry.blockId !== blockId || entry.position !== position)) {
       this.#drop(key, entry);
       entry = undefined;
     }
@@ -63,7 +65,7 @@ export class TxTextCache {
     }
     const text = stringifyJson(txToJson(tx()), undefined, { bigintAsString: asStrings });
     if (!entry) {
-      entry = { txBytes: Uint8Array.from(txBytes), size: ENTRY_OVERHEAD + key.length + txBytes.length };
+      entry = { blockId, position, size: ENTRY_OVERHEAD + key.length };
       this.#bytes += entry.size;
     } else {
       this.#entries.delete(key);

@@ -1,7 +1,8 @@
 /** Reads behind the history, lease and recent-state routes (docs/api.md), over the ledger. */
-import { AnchordError, ErrorCode, TxType, decodeTx, type LeaseTx, type Transaction } from "@anchord/protocol";
+import { base58Encode } from "@anchord/crypto";
+import { AnchordError, ErrorCode, TxType, type LeaseTx, type Transaction } from "@anchord/protocol";
 import type { BalanceAtHeight, ConfirmedTx, LeaseRecord } from "@anchord/api";
-import type { Ledger, StoredTx, TxLocation } from "@anchord/state";
+import type { AddressTxEntry, Ledger, TxLocation } from "@anchord/state";
 
 /** Newest first, strictly older than transaction `after` when given (NOT_FOUND: not confirmed). */
 export async function addressTransactions(ledger: Ledger, address: string, limit: number, after?: string): Promise<readonly ConfirmedTx[]> {
@@ -10,19 +11,33 @@ export async function addressTransactions(ledger: Ledger, address: string, limit
     before = ledger.getTransaction(after);
     if (!before) throw new AnchordError(ErrorCode.NOT_FOUND, `transaction ${after} is not in the chain (a reorganisation may have dropped it): page again from the newest`, { after });
   }
-  const chainId = ledger.config.chainIdByte;
-  return (await ledger.addressTransactionRecords(address, limit, before)).map((r) => lazyConfirmedTx(r, chainId));
+  const entries = await ledger.addressTransactionEntries(address, limit, before);
+  const out: ConfirmedTx[] = [];
+  // a page is mostly a few blocks: one header read each
+  const blockIds = new Map<number, string | undefined>();
+  for (const e of entries) {
+    if (!blockIds.has(e.height)) blockIds.set(e.height, ledger.headerAt(e.height)?.id);
+    const blockId = blockIds.get(e.height);
+    if (blockId !== undefined) out.push(lazyConfirmedTx(ledger, e, blockId));
+  }
+  return out;
 }
 
-/** A confirmed transaction whose `tx` is decoded on first use (the history route's cache often needs only `stored`). */
-function lazyConfirmedTx(r: StoredTx, chainId: number): ConfirmedTx {
+/**
+ * A confirmed transaction that is read and decoded on first use of `tx`: the history route's
+ * cache often needs only `stored`. Read in the same turn as the entries (no I/O in between), so
+ * on the chain they were read from.
+ */
+function lazyConfirmedTx(ledger: Ledger, e: AddressTxEntry, blockId: string): ConfirmedTx {
   let tx: Transaction | undefined;
   return {
-    height: r.height,
-    position: r.position,
-    stored: { idBytes: r.idBytes, txBytes: r.txBytes },
+    height: e.height,
+    position: e.position,
+    stored: { idBytes: e.idBytes, blockId },
     get tx(): Transaction {
-      return (tx ??= decodeTx(r.txBytes, chainId));
+      tx ??= ledger.transactionByIdBytes(e.idBytes)?.tx;
+      if (!tx) throw new AnchordError(ErrorCode.NOT_FOUND, `transaction ${base58Encode(e.idBytes)} left the chain while its page was written`);
+      return tx;
     },
   };
 }

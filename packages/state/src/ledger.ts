@@ -24,7 +24,7 @@ import {
   type Transaction,
 } from "@anchord/protocol";
 import { applyBlockTransactions } from "./blockTransition.js";
-import { addressLeaseIds, addressTxIdBytes, type ChainPosition } from "./addressReads.js";
+import { addressLeaseIds, addressTxEntries, type AddressTxEntry, type ChainPosition } from "./addressReads.js";
 import { Bucket, META_FORMAT, META_GENESIS, META_TIP, STORAGE_FORMAT, heightKey, key, metaKey } from "./buckets.js";
 import { decodeAnchorLocation, decodeLease, decodeTxLocation, readU32, u32 } from "./codec.js";
 import { planBlock, planRollback, type LedgerMemory } from "./commit.js";
@@ -47,14 +47,6 @@ export interface LedgerOptions {
 export interface ApplyBlockOptions {
   /** Transactions whose signatures the caller already verified (skipped here). */
   readonly verified?: (txId: string) => boolean;
-}
-
-/** A confirmed transaction as stored: raw id, binary encoding and place in the chain. */
-export interface StoredTx {
-  readonly idBytes: Uint8Array;
-  readonly txBytes: Uint8Array;
-  readonly height: number;
-  readonly position: number;
 }
 
 export interface TxLocation {
@@ -226,11 +218,8 @@ export class Ledger {
   }
 
   getTransaction(id: string): TxLocation | undefined {
-    const v = this.txRecord(id);
-    if (!v) return undefined;
-    const loc = decodeTxLocation(v);
-    if (loc.height > this.tip) return undefined;
-    return { tx: decodeTx(loc.txBytes, this.config.chainIdByte), height: loc.height, position: loc.position };
+    const idBytes = tryBase58Decode(id, 32);
+    return idBytes && this.transactionByIdBytes(idBytes);
   }
 
   hasTransaction(id: string): boolean {
@@ -310,24 +299,37 @@ export class Ledger {
    * `before` when given (paging: newest first), from the address index (addressIndex.ts).
    */
   async addressTransactions(address: string, limit: number, before?: ChainPosition): Promise<TxLocation[]> {
-    const records = await this.addressTransactionRecords(address, limit, before);
-    return records.map((r) => ({ tx: decodeTx(r.txBytes, this.config.chainIdByte), height: r.height, position: r.position }));
+    const out: TxLocation[] = [];
+    for (const e of await this.addressTransactionEntries(address, limit, before)) {
+      const found = this.transactionByIdBytes(e.idBytes);
+      if (found) out.push(found);
+    }
+    return out;
   }
 
   /**
-   * addressTransactions without decoding: each transaction's raw id and stored bytes, for readers
-   * that decode only what they have not seen before (the history route's answer cache).
+   * The index entries behind addressTransactions (raw id, height, position) without reading the
+   * transactions, for readers that read only what they have not seen before (the history route's
+   * answer cache). The entries are of the chain as it is when the promise settles: a read that a
+   * rollback overtook (the block at the tip it started from was replaced) is made again.
    */
-  async addressTransactionRecords(address: string, limit: number, before?: ChainPosition): Promise<StoredTx[]> {
-    const ids = await addressTxIdBytes(this.db, base58Decode(address), limit, before, this.tip);
-    const out: StoredTx[] = [];
-    for (const idBytes of ids) {
-      const v = this.db.getSync(key(Bucket.TX, idBytes));
-      if (v === undefined) continue;
-      const loc = decodeTxLocation(v);
-      if (loc.height <= this.tip) out.push({ idBytes, txBytes: loc.txBytes, height: loc.height, position: loc.position });
+  async addressTransactionEntries(address: string, limit: number, before?: ChainPosition): Promise<AddressTxEntry[]> {
+    const addressBytes = base58Decode(address);
+    for (let attempt = 1; ; attempt++) {
+      const tip = this.tip;
+      const tipId = this.tipHeader?.header.id;
+      const entries = await addressTxEntries(this.db, addressBytes, limit, before, tip);
+      if (this.headerAt(tip)?.id === tipId || attempt === 5) return entries.filter((e) => e.height <= this.tip);
     }
-    return out;
+  }
+
+  /** A confirmed transaction by its raw id. */
+  transactionByIdBytes(idBytes: Uint8Array): TxLocation | undefined {
+    const v = this.db.getSync(key(Bucket.TX, idBytes));
+    if (v === undefined) return undefined;
+    const loc = decodeTxLocation(v);
+    if (loc.height > this.tip) return undefined;
+    return { tx: decodeTx(loc.txBytes, this.config.chainIdByte), height: loc.height, position: loc.position };
   }
 
   /**

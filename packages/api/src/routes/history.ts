@@ -81,7 +81,7 @@ export const historyRoutes: RouteDef[] = [
       const asStrings = wantsBigintStrings(req.headers.accept);
       const cache = textCacheOf(backend);
       const items = page.map((c) => {
-        const text = c.stored ? cache.text(c.stored.idBytes, c.stored.txBytes, asStrings, () => c.tx) : stringifyJson(txToJson(c.tx), undefined, { bigintAsString: asStrings });
+        const text = c.stored ? cache.text(c.stored.idBytes, c.stored.blockId, c.position, asStrings, () => c.tx) : stringifyJson(txToJson(c.tx), undefined, { bigintAsString: asStrings });
         // the object's text with the height as its last field, as `{ ...txToJson(tx), height }` writes it
         return `${text.slice(0, -1)},"height":${c.height}}`;
       });
