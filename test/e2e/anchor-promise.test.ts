@@ -105,7 +105,7 @@ describe("acknowledged anchors", () => {
     // a reorganisation takes both blocks away, and neither transaction applies on the new chain
     await node.chain.exclusive(async () => {
       await node.ledger.rollback(node.ledger.height - 2);
-      await node.pool.afterLedgerChange([]);
+      await node.admission.afterLedgerChange([]);
     });
     expect(node.ledger.anchor(foreignHash)).toBeUndefined();
     expect(node.pool.pendingAnchor(ownHash)).toBeUndefined();

@@ -14,7 +14,6 @@ import { AnchordError, TxType, encodedTx, isSignedTx, validateTxTimestamp, type 
 import { applyTx, createOverlay, type Ledger } from "@anchord/state";
 import { IndexedHeap } from "./feeHeap.js";
 import type { PoolStore, StoreOp } from "./poolStore.js";
-import type { VerifiedCache } from "./signatureCache.js";
 
 export interface PoolOptions {
   maxSize: number;
@@ -34,18 +33,6 @@ export interface PoolEntry {
 
 export type AddResult = "added" | "duplicate";
 
-/**
- * What admission (txAdmission.ts) offers through the pool to callers that reach writes as
- * `node.pool.add(…)` (benchmarks, end-to-end and fault tests). The node's own code calls
- * TxAdmission directly.
- */
-export interface PoolAdmission {
-  readonly verified: VerifiedCache;
-  add(tx: SignedTx): Promise<AddResult>;
-  addMany(txs: readonly SignedTx[], sync?: boolean): Promise<(AddResult | AnchordError)[]>;
-  afterLedgerChange(returned?: readonly Transaction[], included?: ReadonlySet<string>): Promise<SignedTx[]>;
-}
-
 const latin1 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
 
 /** Evicted first: the lowest fee per byte; among equal ones the latest admitted. */
@@ -63,7 +50,6 @@ export class TxPool {
   private readonly removalListeners: ((txs: readonly SignedTx[]) => void)[] = [];
   /** id → sequence number of transactions stored ahead of a rollback (see stash) */
   private stashed = new Map<string, bigint>();
-  private admission: PoolAdmission | undefined;
 
   constructor(
     private readonly store: PoolStore,
@@ -71,16 +57,6 @@ export class TxPool {
     readonly maxSize: number,
     private readonly now: () => number = Date.now,
   ) {}
-
-  /** Called once by the admission that owns what enters (see PoolAdmission). */
-  attach(admission: PoolAdmission): void {
-    this.admission = admission;
-  }
-
-  private owner(): PoolAdmission {
-    if (!this.admission) throw new Error("no admission attached to the pool");
-    return this.admission;
-  }
 
   get size(): number {
     return this.entries.size;
@@ -268,24 +244,6 @@ export class TxPool {
     const out = this.stashed;
     this.stashed = new Map();
     return out;
-  }
-
-  // Writes reached through the pool (see PoolAdmission): admission decides.
-
-  get verified(): VerifiedCache {
-    return this.owner().verified;
-  }
-
-  add(tx: SignedTx): Promise<AddResult> {
-    return this.owner().add(tx);
-  }
-
-  addMany(txs: readonly SignedTx[], sync = true): Promise<(AddResult | AnchordError)[]> {
-    return this.owner().addMany(txs, sync);
-  }
-
-  afterLedgerChange(returned: readonly Transaction[] = [], included?: ReadonlySet<string>): Promise<SignedTx[]> {
-    return this.owner().afterLedgerChange(returned, included);
   }
 
   async close(): Promise<void> {

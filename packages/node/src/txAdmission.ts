@@ -15,7 +15,7 @@
 import { AnchordError, ErrorCode, decodeTx, encodedTx, isSignedTx, validateTxStateless, validateTxTimestamp, type SignedTx, type Transaction } from "@anchord/protocol";
 import { applyTx, createOverlay, type Ledger } from "@anchord/state";
 import type { Logger } from "./logger.js";
-import { TxPool, type AddResult, type PoolAdmission, type PoolEntry, type PoolOptions } from "./pool.js";
+import { TxPool, type AddResult, type PoolEntry, type PoolOptions } from "./pool.js";
 import { PoolStore, type StoreOp } from "./poolStore.js";
 import { VerifiedCache } from "./signatureCache.js";
 import { TxSignatureChecker } from "./txSignatures.js";
@@ -23,7 +23,7 @@ import { TxSignatureChecker } from "./txSignatures.js";
 const asError = (e: unknown): AnchordError => (e instanceof AnchordError ? e : new AnchordError(ErrorCode.INTERNAL, String(e)));
 const badSignature = (): AnchordError => new AnchordError(ErrorCode.INVALID_SIGNATURE, "invalid transaction signature");
 
-export class TxAdmission implements PoolAdmission {
+export class TxAdmission {
   readonly verified: VerifiedCache;
   private readonly signatures: TxSignatureChecker;
   /** The ledger's state with every pooled transaction applied, in pooled order. */
@@ -41,7 +41,6 @@ export class TxAdmission implements PoolAdmission {
     this.verified = verified;
     this.signatures = new TxSignatureChecker(verified);
     this.overlay = createOverlay(ledger.stateView());
-    pool.attach(this);
   }
 
   /** Opens the pool's store, and the pool with what it holds that is still valid. */
