@@ -30,6 +30,7 @@ export interface NodeOptions {
   anchorAccount?: string;
   /** Forge blocks with eligible wallet keys (default true). */
   generate?: boolean;
+  /** Most transactions the pool holds (default defaultNodeOptions.poolMaxSize). */
   poolMaxSize?: number;
   /** Name used in logs (e.g. node-0). */
   name?: string;
@@ -38,7 +39,12 @@ export interface NodeOptions {
 
 export const defaultNodeOptions = {
   generate: true,
-  poolMaxSize: 50_000,
+  /**
+   * 25,000 (five full blocks): a pooled transfer holds ~2.8 KB of heap, and with 50,000 a node
+   * under the benchmark's full load reached its 256 MB heap limit (`anchord devnet`'s
+   * --max-old-space-size) and died of it once 100 event streams were open too.
+   */
+  poolMaxSize: 25_000,
   apiHost: "127.0.0.1",
   apiPort: 6869,
   p2pHost: "127.0.0.1",

@@ -21,8 +21,6 @@ export interface PoolOptions {
   dir: string;
 }
 
-export const defaultPoolOptions = { maxSize: 50_000 };
-
 export interface PoolEntry {
   readonly tx: SignedTx;
   readonly seq: bigint;
