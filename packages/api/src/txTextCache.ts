@@ -9,11 +9,11 @@
  * reorganisation (in another block, possibly with other proof bytes: a twin) is written anew,
  * never answered from the old text; a block's id fixes the bytes of its transactions. Nothing else
  * needs invalidating: the text does not hold the height, which the caller appends. Bounded by the
- * bytes it holds, least recently used out first.
+ * bytes it holds, oldest written out first.
  */
 import { stringifyJson, txToJson, type Transaction } from "@anchord/protocol";
 
-/** Default bound of one node's cache: ~40,000 transfers. */
+/** Default bound of one node's cache: ~35,000 transfers. */
 export const TX_TEXT_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** Per-entry bookkeeping (map slot, entry object, key string, block id) counted against the bound. */
@@ -57,25 +57,20 @@ export class TxTextCache {
       entry = undefined;
     }
     const cached = entry && (asStrings ? entry.strings : entry.plain);
-    if (entry && cached !== undefined) {
-      // most recently used last
-      this.#entries.delete(key);
-      this.#entries.set(key, entry);
-      return cached;
-    }
+    // a hit changes nothing (no move to the back): deleting and re-adding every hit made the Map
+    // rebuild its table every few thousand hits, in old space, and the collector run for it
+    if (cached !== undefined) return cached;
     const text = stringifyJson(txToJson(tx()), undefined, { bigintAsString: asStrings });
     if (!entry) {
       entry = { blockId, position, size: ENTRY_OVERHEAD + key.length };
       this.#bytes += entry.size;
-    } else {
-      this.#entries.delete(key);
+      this.#entries.set(key, entry);
     }
     if (asStrings) entry.strings = text;
     else entry.plain = text;
     entry.size += text.length;
     this.#bytes += text.length;
-    this.#entries.set(key, entry);
-    this.#evict();
+    this.#evict(key);
     return text;
   }
 
@@ -84,10 +79,11 @@ export class TxTextCache {
     this.#bytes -= entry.size;
   }
 
-  #evict(): void {
+  /** Drops the oldest entries (first written first) until the bound holds, never `keep`. */
+  #evict(keep: string): void {
     for (const [key, entry] of this.#entries) {
       if (this.#bytes <= this.maxBytes) return;
-      this.#drop(key, entry);
+      if (key !== keep) this.#drop(key, entry);
     }
   }
 }

@@ -43,7 +43,7 @@ describe("TxTextCache", () => {
     expect(cache.size).toBe(1);
   });
 
-  it("holds at most its bound, dropping the least recently used first", () => {
+  it("holds at most its bound, dropping the oldest written first", () => {
     const txs = Array.from({ length: 50 }, (_, i) => transfer(100 + i));
     const cache = new TxTextCache(10_000);
     for (const tx of txs) cache.text(idBytes(tx), BLOCK, 0, false, () => tx);
