@@ -447,7 +447,7 @@ describe("a 3-node devnet with an API token, a joined node and Ctrl-C", () => {
     expect(pids).toHaveLength(3);
     // each node runs under the default heap limit (docs/performance.md, node-memory)
     for (const pid of pids) {
-      expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(1, 3)).toEqual(["--max-old-space-size=256", CLI_BIN]);
+      expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(1, 3)).toEqual(["--max-old-space-size=384", CLI_BIN]);
       expect(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")).toContain("MALLOC_ARENA_MAX=2");
     }
     expect(await interrupt(proc, false)).toBe(0);
