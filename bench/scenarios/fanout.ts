@@ -6,8 +6,8 @@
  * the run before and one more run after), the ratios normalising the runs by the machine's speed
  * measured around each. Target: cost ≤ 10 %.
  */
-import * as http from "node:http";
 import type { Devnet } from "../lib/devnet.js";
+import { spawnHelper, stopChild } from "../lib/procs.js";
 import type { ScenarioResult } from "../lib/result.js";
 import { percentile, round, waitUntil } from "../lib/stats.js";
 
@@ -20,61 +20,37 @@ export interface FanoutInput {
   run: () => Promise<ScenarioResult>;
 }
 
-interface Stream {
-  req: http.ClientRequest;
-  blocks: number;
-  closedEarly: boolean;
-}
-
-function openStream(host: string, port: number, onBlock: (timestamp: number) => void): Promise<Stream> {
-  return new Promise((resolve, reject) => {
-    const s: Stream = { req: undefined as unknown as http.ClientRequest, blocks: 0, closedEarly: false };
-    s.req = http.get({ host, port, path: "/events", agent: false, headers: { accept: "text/event-stream" } }, (res) => {
-      if (res.statusCode !== 200) {
-        reject(new Error(`GET /events answered ${res.statusCode}`));
-        res.resume();
-        return;
-      }
-      res.setEncoding("utf8");
-      let buffer = "";
-      res.on("data", (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (!frame.includes("\nevent: block\n")) continue;
-          const data = frame.slice(frame.indexOf("data: ") + 6);
-          s.blocks++;
-          onBlock((JSON.parse(data) as { timestamp: number }).timestamp);
-        }
-      });
-      res.on("close", () => (s.closedEarly = true));
-      resolve(s);
-    });
-    s.req.on("error", reject);
-  });
-}
-
 export async function eventsFanout(input: FanoutInput): Promise<ScenarioResult> {
   const node = input.devnet.nodes[0]!;
   const latencies: number[] = [];
   /** Receipts of each block (by its timestamp) over the streams: the spread is the fan-out's own cost. */
   const receipts = new Map<number, number[]>();
-  const streams: Stream[] = [];
-  const onBlock = (ts: number): void => {
-    const now = Date.now();
-    latencies.push(now - ts);
-    const r = receipts.get(ts);
-    if (r) r.push(now);
-    else receipts.set(ts, [now]);
-  };
+  const blocksPerStream = new Array<number>(input.streams).fill(0);
+  const closed = new Set<number>();
+  // the streams are read in their own process (lib/sse-streams.ts): parsing ~25 MB of events per
+  // load in the bench's process took CPU from the load client, and both from the figures
+  const reader = spawnHelper("lib/sse-streams.ts", [node.api.host, String(node.api.port), String(input.streams)]);
   try {
-    for (let i = 0; i < input.streams; i++) streams.push(await openStream(node.api.host, node.api.port, onBlock));
+    const first = await reader.firstLine;
+    if (first !== "ready") throw new Error(`the stream reader: ${first}`);
+    const consumed = (async () => {
+      for await (const line of reader.lines) {
+        const [kind, i, ts, at] = line.split(" ");
+        if (kind === "c") closed.add(Number(i));
+        if (kind !== "b") continue;
+        const t = Number(ts);
+        blocksPerStream[Number(i)]!++;
+        latencies.push(Number(at) - t);
+        const r = receipts.get(t);
+        if (r) r.push(Number(at));
+        else receipts.set(t, [Number(at)]);
+      }
+    })();
     const withStreams = await input.run();
-    await waitUntil("every stream to see a block", () => streams.every((s) => s.blocks > 0), 30_000, 100);
-    const cut = streams.filter((s) => s.closedEarly).length;
-    for (const st of streams) st.req.destroy();
+    await waitUntil("every stream to see a block", () => blocksPerStream.every((n) => n > 0), 30_000, 100);
+    const cut = closed.size;
+    await stopChild(reader.child, 2_000);
+    await consumed;
     // the load once more without streams: the cost is against the mean of the runs before and after
     const after = await input.run();
     const base = ((input.baseline.ratio ?? 0) + (after.ratio ?? 0)) / 2;
@@ -107,6 +83,6 @@ export async function eventsFanout(input: FanoutInput): Promise<ScenarioResult> 
       },
     };
   } finally {
-    for (const s of streams) s.req.destroy();
+    await stopChild(reader.child, 2_000);
   }
 }

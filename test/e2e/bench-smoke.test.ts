@@ -16,6 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), "anchord-bench-smoke-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const SCENARIOS = [
+  "address-history",
   "confirmed-tx-throughput",
   "node-memory",
   "block-propagation-under-load",
@@ -26,7 +27,6 @@ const SCENARIOS = [
   "balance-read",
   "balance-read (node:http)",
   "sync",
-  "address-history",
 ];
 /** Scenarios measured against a fixed target rather than a limit of the machine. */
 const NO_LIMIT = ["node-memory", "block-propagation-under-load", "address-history", "events-fanout"];
