@@ -202,6 +202,9 @@ export class AnchorBatcher {
         createTx({ type: TxType.Anchor, timestamp, fee, senderPublicKey: account.keyPair.publicKey, anchors: batch.map((w) => w.hash) }, this.ledger.config.chainIdByte) as AnchorTx,
         account.keyPair,
       );
+      // signed here a moment ago with the node's own key: admission's cache takes it as verified
+      // (verifying it again on the workers would spend a verification per batch for nothing)
+      this.admission.verified.add(tx);
       signedId = tx.id;
       this.signing.add(tx.id);
       const hashes = batch.map((w) => w.hash);
