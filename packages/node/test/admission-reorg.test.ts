@@ -5,11 +5,14 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { createBlock, TOKEN, type SignedTx } from "@anchord/protocol";
-import { expectedBlockFields } from "@anchord/consensus";
+import { TOKEN, type SignedTx } from "@anchord/protocol";
+import { nextBlock as forgeNext } from "../../../test/utils/forge.js";
 import { Node } from "../src/node.js";
 import { silentLogger } from "../src/logger.js";
 import { acct, cleanup, genesisFor, signed, tempDir, type Acct } from "./helpers.js";
+
+/** The next block on `node`'s tip by `generator` (test/utils/forge.ts). */
+const nextBlock = (node: Node, generator: Acct, transactions: readonly SignedTx[]) => forgeNext(node, [generator.kp], transactions);
 
 afterEach(cleanup);
 
@@ -17,13 +20,6 @@ const gen = acct("reorg generator");
 const alice = acct("reorg alice");
 const FEE = 100_000_000n;
 
-function nextBlock(node: Node, generator: Acct, transactions: readonly SignedTx[]) {
-  const ledger = node.ledger;
-  const parent = { header: ledger.lastHeader, height: ledger.height };
-  const f = expectedBlockFields(parent, generator.kp.publicKey, ledger, ledger.config);
-  const ts = Math.max(f.earliestTimestamp, parent.header.timestamp + 1);
-  return createBlock({ timestamp: ts, reference: parent.header.idBytes, baseTarget: f.baseTargetAt(ts), generationSignature: f.generationSignature, transactions }, generator.kp, ledger.config.chainIdByte);
-}
 
 describe("readmission after a rollback", () => {
   it("readmits the dropped block's transactions ahead of the pooled ones, under their stash keys", async () => {

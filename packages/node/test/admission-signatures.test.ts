@@ -7,12 +7,15 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { defaultVerifyPool } from "@anchord/crypto";
-import { createBlock, isAnchordError, TOKEN, type SignedTx } from "@anchord/protocol";
-import { expectedBlockFields } from "@anchord/consensus";
+import { isAnchordError, TOKEN, type SignedTx } from "@anchord/protocol";
+import { nextBlock as forgeNext } from "../../../test/utils/forge.js";
 import { encodeTxBatch, GossipHandler } from "../src/gossip.js";
 import { Node } from "../src/node.js";
 import { silentLogger } from "../src/logger.js";
 import { acct, cleanup, genesisFor, signed, tempDir, type Acct } from "./helpers.js";
+
+/** The next block on `node`'s tip by `generator` (test/utils/forge.ts). */
+const nextBlock = (node: Node, generator: Acct, transactions: readonly SignedTx[]) => forgeNext(node, [generator.kp], transactions);
 
 afterEach(cleanup);
 
@@ -44,13 +47,6 @@ async function viaGossip(node: Node, tx: SignedTx): Promise<{ verdict: string; c
   return { verdict, codes: { ...gossip.stats.txRejectedCodes } };
 }
 
-function nextBlock(node: Node, generator: Acct, transactions: readonly SignedTx[]) {
-  const ledger = node.ledger;
-  const parent = { header: ledger.lastHeader, height: ledger.height };
-  const f = expectedBlockFields(parent, generator.kp.publicKey, ledger, ledger.config);
-  const ts = Math.max(f.earliestTimestamp, parent.header.timestamp + 1);
-  return createBlock({ timestamp: ts, reference: parent.header.idBytes, baseTarget: f.baseTargetAt(ts), generationSignature: f.generationSignature, transactions }, generator.kp, ledger.config.chainIdByte);
-}
 
 describe("one signature path", () => {
   it("a forged signature is refused with INVALID_SIGNATURE through the API and through gossip", async () => {

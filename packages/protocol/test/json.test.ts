@@ -1,18 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { stringify } from "lossless-json";
 import { parseJson, stringifyJson } from "../src/index.js";
-
-/** A deterministic random generator (mulberry32), so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from "../../../test/utils/random.js";
 
 const STRINGS = ["", "a", 'quote " and \\ backslash', "line\nbreak\ttab", "\u0000\u001f control", "ünïcödé 😀", "\ud800 lone surrogate", "</script>", "1"];
 const NUMBERS = [0, -0, 1, -1, 0.5, 1e21, 1e-7, 2 ** 53 - 1, -(2 ** 53) + 1, Number.MAX_VALUE, Number.MIN_VALUE, NaN, Infinity];
@@ -43,7 +32,7 @@ function randomValue(r: () => number, depth: number): unknown {
 
 describe("stringifyJson", () => {
   it("writes plain data exactly as the general path does (lossless-json; JSON.stringify for bigint strings)", () => {
-    const r = rng(14);
+    const r = prng(14);
     for (let i = 0; i < 3000; i++) {
       const v = randomValue(r, 0);
       expect(stringifyJson(v)).toBe(stringify(v) ?? "null");
