@@ -113,25 +113,28 @@ export type TransactionStatus =
   | { readonly status: "unconfirmed" }
   | { readonly status: "not_found" };
 
-/** One event of the live feed (GET /events): ids increase by one. */
-export interface ChainEvent {
-  readonly id: number;
-  readonly type: "block" | "rollback" | "tx" | "anchor";
-  /** The event's JSON data, already serialised. */
-  readonly data: string;
-  /** tx events: the addresses the transaction concerns (for `?address=`). */
-  readonly addresses?: readonly string[];
+/** The kinds of events of the live feed (GET /events). */
+export type ChainEventType = "block" | "rollback" | "tx" | "anchor";
+
+/** Consecutive events of the live feed as Server-Sent Events frames (UTF-8). */
+export interface EventChunk {
+  /** The frames (`id: …\nevent: …\ndata: …\n\n`), empty when none after the cursor matched. */
+  readonly bytes: Uint8Array;
+  /** Id of the last event read (matched or not): the next read's cursor. */
+  readonly lastId: number;
 }
 
-/** The node's recent events, for the live feed. */
+/** The node's recent events, for the live feed. Ids increase by one. */
 export interface EventFeed {
   /** Id of the newest event (the one before the first event when there is none yet). */
   lastId(): number;
   /**
-   * The events after `afterId`, oldest first, at most `max`; undefined when `afterId` is older
-   * than the kept window (or not an id of this feed).
+   * The events after `afterId`, oldest first, at most `max`, as frames; with `address`, only
+   * the `tx` events that concern it (other types are all kept). Undefined when `afterId` is
+   * older than the kept window (or not an id of this feed). Unfiltered reads from the same
+   * cursor return the same chunk, so that streams which are caught up share one encoding.
    */
-  after(afterId: number, max: number): readonly ChainEvent[] | undefined;
+  read(afterId: number, max: number, address?: string): EventChunk | undefined;
   /** Calls `listener` after every new event; returns the unsubscribe function. */
   subscribe(listener: () => void): () => void;
   /** How many events the feed keeps (the resume window). */

@@ -11,7 +11,7 @@
  * per-client and per-node bounds on queued answers like any other answer.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ChainEvent, EventFeed } from "./backend.js";
+import type { EventFeed } from "./backend.js";
 import { reserveAnswer } from "./answerGuard.js";
 import { HttpError, LtoCode } from "./http.js";
 import { clientKey } from "./clientKey.js";
@@ -81,10 +81,6 @@ export class StreamRegistry {
   }
 }
 
-function frame(e: ChainEvent): string {
-  return `id: ${e.id}\nevent: ${e.type}\ndata: ${e.data}\n\n`;
-}
-
 /** Streams `feed` on `res` as text/event-stream until the client goes or is cut. */
 export function streamEvents(res: ServerResponse, feed: EventFeed, request: StreamRequest, release: () => void, limits: StreamLimits): void {
   const socket = res.socket;
@@ -105,7 +101,7 @@ export function streamEvents(res: ServerResponse, feed: EventFeed, request: Stre
   // the browser's EventSource reconnects after `retry` ms with Last-Event-ID
   let head = "retry: 1000\n\n";
   if (request.lastEventId !== undefined) {
-    if (feed.after(request.lastEventId, 0) === undefined) {
+    if (feed.read(request.lastEventId, 0) === undefined) {
       head += `id: ${cursor}\nevent: gap\ndata: ${JSON.stringify({ lastEventId: request.lastEventId, resumedAt: cursor, window: feed.capacity, reason: "events after lastEventId are no longer kept (or it is not an id of this node's current run): re-read the state, then follow from here" })}\n\n`;
     } else cursor = request.lastEventId;
   }
@@ -121,19 +117,15 @@ export function streamEvents(res: ServerResponse, feed: EventFeed, request: Stre
   const pump = (): void => {
     if (!open) return;
     while (res.writableLength < limits.maxQueuedBytes) {
-      const batch = feed.after(cursor, BATCH);
-      if (batch === undefined) {
+      // an unfiltered stream that is caught up gets the chunk every other such stream gets
+      const chunk = feed.read(cursor, BATCH, request.address);
+      if (chunk === undefined) {
         cut(`slow consumer: more than ${feed.capacity} events behind`);
         return;
       }
-      if (batch.length === 0) break;
-      let text = "";
-      for (const e of batch) {
-        cursor = e.id;
-        if (e.type === "tx" && request.address !== undefined && !e.addresses?.includes(request.address)) continue;
-        text += frame(e);
-      }
-      if (text) res.write(text);
+      if (chunk.lastId === cursor) break;
+      cursor = chunk.lastId;
+      if (chunk.bytes.length > 0) res.write(chunk.bytes);
     }
     if (res.writableLength >= limits.maxQueuedBytes && !stopped) {
       stopped = true;
@@ -150,7 +142,7 @@ export function streamEvents(res: ServerResponse, feed: EventFeed, request: Stre
   const onEvent = (): void => {
     if (!stopped) pump();
     // a stopped stream is only checked: cut once the feed has moved past its cursor
-    else if (feed.after(cursor, 0) === undefined) cut(`slow consumer: more than ${feed.capacity} events behind`);
+    else if (feed.read(cursor, 0) === undefined) cut(`slow consumer: more than ${feed.capacity} events behind`);
   };
   const unsubscribe = feed.subscribe(onEvent);
   const heartbeat = setInterval(() => {

@@ -327,7 +327,7 @@ export class MemoryBackend implements ApiBackend {
     return tx;
   }
   events(): EventFeed {
-    return { capacity: 0, lastId: () => 0, after: (id) => (id === 0 ? [] : undefined), subscribe: () => () => undefined };
+    return { capacity: 0, lastId: () => 0, read: (id) => (id === 0 ? { bytes: new Uint8Array(0), lastId: 0 } : undefined), subscribe: () => () => undefined };
   }
   height(): number {
     return this.blocks.length;

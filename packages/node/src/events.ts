@@ -10,7 +10,7 @@
  */
 import { addressFromPublicKey, toHex } from "@anchord/crypto";
 import { TxType, isFinalHeight, type Block, type NetworkConfig } from "@anchord/protocol";
-import type { ChainEvent, EventFeed } from "@anchord/api";
+import type { ChainEventType, EventChunk, EventFeed } from "@anchord/api";
 import { txAddresses, type Ledger } from "@anchord/state";
 import type { ChainEvents } from "./chain.js";
 
@@ -18,14 +18,37 @@ import type { ChainEvents } from "./chain.js";
  * Events kept for resuming (GET /events `Last-Event-ID`, docs/api.md). More than one block can
  * produce (a 2 MiB block holds ~60,000 anchors, and the anchors of the block that became final
  * come with it): a stream is written only between blocks, so a block's events must all fit.
- * ~250 bytes an event: at most ~25 MB, reached only under a full anchoring load.
+ * An event is kept as its JSON data, its type and, for a `tx` event, the addresses it concerns,
+ * each a flat string (a template literal would keep a tree of string pieces): ~240 bytes for a
+ * transfer's, ~24 MB for a full window.
  */
 export const EVENT_WINDOW = 100_000;
 /** Streams are woken at the latest after this many new events (see emit). */
 const WAKE_EVERY = 1_000;
+/** Unfiltered chunks kept for the streams reading from the same cursor (see read). */
+const SHARED_CHUNKS = 32;
+const EMPTY = new Uint8Array(0);
+const TYPES: readonly ChainEventType[] = ["block", "rollback", "tx", "anchor"];
+const TYPE_CODE: Readonly<Record<ChainEventType, number>> = { block: 0, rollback: 1, tx: 2, anchor: 3 };
+
+/** Whether the space-separated `list` holds `address` as a whole entry. */
+function lists(list: string, address: string): boolean {
+  for (let i = list.indexOf(address); i >= 0; i = list.indexOf(address, i + 1)) {
+    const end = i + address.length;
+    if ((i === 0 || list.charCodeAt(i - 1) === 32) && (end === list.length || list.charCodeAt(end) === 32)) return true;
+  }
+  return false;
+}
 
 export class EventLog implements EventFeed {
-  private readonly ring: (ChainEvent | undefined)[];
+  /** The events' JSON data, by id modulo the capacity. */
+  private readonly data: (string | undefined)[];
+  /** The events' types (TYPE_CODE), by id modulo the capacity. */
+  private readonly types: Uint8Array;
+  /** `tx` events: the addresses they concern, space-separated (what `?address=` matches); others: undefined. */
+  private readonly concerns: (string | undefined)[];
+  /** Unfiltered chunks by the cursor they were read after, oldest first. */
+  private readonly shared = new Map<number, EventChunk>();
   private next: number;
   private readonly start: number;
   private readonly listeners = new Set<() => void>();
@@ -36,7 +59,9 @@ export class EventLog implements EventFeed {
     readonly capacity: number = EVENT_WINDOW,
     firstId: number = Date.now() * 1000,
   ) {
-    this.ring = new Array<ChainEvent | undefined>(capacity);
+    this.data = new Array<string | undefined>(capacity);
+    this.types = new Uint8Array(capacity);
+    this.concerns = new Array<string | undefined>(capacity);
     this.start = firstId;
     this.next = firstId;
   }
@@ -45,12 +70,28 @@ export class EventLog implements EventFeed {
     return this.next - 1;
   }
 
-  after(afterId: number, max: number): readonly ChainEvent[] | undefined {
+  read(afterId: number, max: number, address?: string): EventChunk | undefined {
     const oldest = Math.max(this.start, this.next - this.capacity);
     if (!Number.isSafeInteger(afterId) || afterId < oldest - 1 || afterId > this.next - 1) return undefined;
-    const out: ChainEvent[] = [];
-    for (let id = afterId + 1; id < this.next && out.length < max; id++) out.push(this.ring[id % this.capacity]!);
-    return out;
+    const last = Math.min(this.next - 1, afterId + Math.max(0, max));
+    if (last === afterId) return { bytes: EMPTY, lastId: afterId };
+    // events never change once written, so a chunk stays right for as long as its cursor is in the window
+    if (address === undefined) {
+      const known = this.shared.get(afterId);
+      if (known !== undefined && known.lastId <= last) return known;
+    }
+    let text = "";
+    for (let id = afterId + 1; id <= last; id++) {
+      const at = id % this.capacity;
+      const concerns = this.concerns[at];
+      if (address === undefined || concerns === undefined || lists(concerns, address)) text += `id: ${id}\nevent: ${TYPES[this.types[at]!]!}\ndata: ${this.data[at]!}\n\n`;
+    }
+    const chunk: EventChunk = { bytes: text ? Buffer.from(text, "utf8") : EMPTY, lastId: last };
+    if (address === undefined) {
+      if (this.shared.size >= SHARED_CHUNKS) this.shared.delete(this.shared.keys().next().value!);
+      this.shared.set(afterId, chunk);
+    }
+    return chunk;
   }
 
   subscribe(listener: () => void): () => void {
@@ -59,12 +100,16 @@ export class EventLog implements EventFeed {
   }
 
   /**
-   * Appends an event (data serialised once here) and wakes the streams once the current work is
-   * done: a block's events are written in one go per stream, outside the chain's critical section.
+   * Appends an event (its data serialised once here) and wakes the streams once the current work
+   * is done: a block's events are written in one go per stream, outside the chain's critical
+   * section. `addresses`: what a `tx` event concerns (for `?address=`).
    */
-  emit(type: ChainEvent["type"], data: Record<string, unknown>, addresses?: readonly string[]): void {
+  emit(type: ChainEventType, data: Record<string, unknown>, addresses?: readonly string[]): void {
     const id = this.next++;
-    this.ring[id % this.capacity] = { id, type, data: JSON.stringify(data), ...(addresses ? { addresses } : {}) };
+    const at = id % this.capacity;
+    this.data[at] = JSON.stringify(data);
+    this.types[at] = TYPE_CODE[type];
+    this.concerns[at] = addresses?.join(" ");
     // a long burst (a block of thousands of anchors) wakes them every WAKE_EVERY events, so that
     // a stream whose client reads keeps up through the socket's buffers instead of falling out of
     // the window before the burst ends

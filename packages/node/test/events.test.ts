@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { EventLog } from "../src/events.js";
+
+const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString("utf8");
+const A = "3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW";
+const B = "3MzvyZvRgaKx1DadoSPjMDsUGyjSTQCXCqn";
+
+describe("EventLog", () => {
+  it("reads events after a cursor as SSE frames, at most max, and says when the cursor left the window", () => {
+    const log = new EventLog(4, 100);
+    expect(log.lastId()).toBe(99);
+    expect(log.read(99, 10)).toEqual({ bytes: new Uint8Array(0), lastId: 99 });
+    log.emit("block", { height: 2 });
+    log.emit("tx", { id: "t", type: 4, height: 2 }, [A, B]);
+    log.emit("rollback", { height: 1 });
+    const all = log.read(99, 10)!;
+    expect(all.lastId).toBe(102);
+    expect(text(all.bytes)).toBe(
+      'id: 100\nevent: block\ndata: {"height":2}\n\n' + 'id: 101\nevent: tx\ndata: {"id":"t","type":4,"height":2}\n\n' + 'id: 102\nevent: rollback\ndata: {"height":1}\n\n',
+    );
+    const two = log.read(99, 2)!;
+    expect(two.lastId).toBe(101);
+    expect(text(log.read(101, 5)!.bytes)).toBe('id: 102\nevent: rollback\ndata: {"height":1}\n\n');
+    // not yet written, or not an id of this run
+    expect(log.read(103, 1)).toBeUndefined();
+    expect(log.read(1.5, 1)).toBeUndefined();
+    // the window is 4 events: 100 is overwritten by 104, so a cursor before 100 can no longer resume
+    log.emit("anchor", { hash: "00" });
+    log.emit("anchor", { hash: "01" });
+    expect(log.read(99, 10)).toBeUndefined();
+    expect(log.read(100, 10)!.lastId).toBe(104);
+    expect(text(log.read(103, 10)!.bytes)).toBe('id: 104\nevent: anchor\ndata: {"hash":"01"}\n\n');
+  });
+
+  it("filters tx events by a whole address and keeps every other event", () => {
+    const log = new EventLog(10, 0);
+    log.emit("tx", { id: "1" }, [A, B]);
+    log.emit("tx", { id: "2" }, [B]);
+    log.emit("block", { height: 3 });
+    log.emit("tx", { id: "3" }, [A]);
+    log.emit("tx", { id: "4" }, []);
+    const forA = text(log.read(-1, 10, A)!.bytes);
+    expect(forA.match(/"id":"\d"/g)).toEqual(['"id":"1"', '"id":"3"']);
+    expect(forA).toContain("event: block");
+    const forB = text(log.read(-1, 10, B)!.bytes);
+    expect(forB.match(/"id":"\d"/g)).toEqual(['"id":"1"', '"id":"2"']);
+    // a part of a listed address is not that address
+    expect(text(log.read(-1, 10, A.slice(0, 20))!.bytes).match(/event: tx/g)).toBeNull();
+    expect(text(log.read(-1, 10, A.slice(5))!.bytes).match(/event: tx/g)).toBeNull();
+    // a filter that matches nothing still moves the cursor past what it read
+    expect(log.read(2, 10, "nobody")).toEqual({ bytes: new Uint8Array(0), lastId: 4 });
+  });
+
+  it("hands streams reading from the same cursor the same encoded chunk, filtered ones their own", () => {
+    const log = new EventLog(10, 0);
+    for (let i = 0; i < 5; i++) log.emit("tx", { id: String(i) }, [A]);
+    const first = log.read(-1, 3)!;
+    expect(log.read(-1, 3)).toBe(first);
+    expect(log.read(-1, 3, A)).not.toBe(first);
+    expect(text(log.read(-1, 3, A)!.bytes)).toBe(text(first.bytes));
+    // a chunk read before later events arrived stays right: the next read goes on from its end
+    log.emit("block", { height: 9 });
+    expect(log.read(-1, 10)).toBe(log.read(-1, 10));
+    expect(log.read(first.lastId, 10)!.lastId).toBe(5);
+  });
+});
