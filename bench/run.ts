@@ -141,9 +141,8 @@ async function main(): Promise<void> {
       const genesis = makeGenesis({ generators: gens, senders: from, recipients: to, blockDelayMs: cfg.blockDelayMs, timestamp: Date.now() });
       // Enough signed transfers for the fastest conceivable node (1.5 × the limit) plus the propagation phase.
       const perThroughputRun = Math.min(cfg.maxThroughputTxs, Math.ceil(((verifyAtStart / 3) * 1.5 * (cfg.throughputWarmupMs + cfg.throughputWindowMs)) / 1000));
-      // events-fanout runs the load once more with its streams open and once more after without
-      // (and a baseline run of its own when confirmed-tx-throughput is not in the run)
-      const throughputRuns = (only.has("confirmed-tx-throughput") ? 1 : 0) + (only.has("events-fanout") ? (only.has("confirmed-tx-throughput") ? 2 : 3) : 0);
+      // events-fanout runs the load four times of its own: without, with, with, without its streams
+      const throughputRuns = (only.has("confirmed-tx-throughput") ? 1 : 0) + (only.has("events-fanout") ? 4 : 0);
       const throughputTxs = perThroughputRun * throughputRuns;
       const propagationRate = Math.round((cfg.propagationTxsPerBlock * 1000) / cfg.blockDelayMs);
       const propagationTxs = only.has("block-propagation") ? Math.ceil((propagationRate * cfg.propagationWindowMs) / 1000) + 1000 : 0;
@@ -153,7 +152,6 @@ async function main(): Promise<void> {
       const devnet: Devnet = await startDevnet(join(root, "devnet"), genesis, gens);
       try {
         await waitUntil("the devnet's first block", async () => (await status(devnet.nodes[0]!)).blockchainHeight >= 2, 60_000, 200);
-        let baseline: ScenarioResult | undefined;
         if (only.has("confirmed-tx-throughput")) {
           const before = await verifyLimit("before confirmed-tx-throughput");
           log(`confirmed-tx-throughput: ${cfg.throughputWarmupMs / 1000} s warm-up + ${cfg.throughputWindowMs / 1000} s window…`);
@@ -168,7 +166,6 @@ async function main(): Promise<void> {
               ratePerSecond: values.rate ? Number(values.rate) : undefined,
             });
             r.throughput.details["verifyPerSecondByLibrary"] = verifyByLibrary("before confirmed-tx-throughput", "after confirmed-tx-throughput");
-            baseline = r.throughput;
             return [r.throughput, r.memory, r.propagation];
           });
         }
@@ -184,11 +181,8 @@ async function main(): Promise<void> {
             });
             return r.throughput;
           };
-          log("events-fanout: the confirmed-throughput load again, with 100 GET /events streams open on node 0…");
-          await attempt(["events-fanout"], async () => {
-            const base = baseline ?? (await throughputRun());
-            return [await eventsFanout({ devnet, streams: 100, baseline: base, run: throughputRun })];
-          });
+          log("events-fanout: the confirmed-throughput load four times: without, with, with, without 100 GET /events streams open on node 0…");
+          await attempt(["events-fanout"], async () => [await eventsFanout({ devnet, streams: 100, run: throughputRun })]);
         }
         if (only.has("block-propagation") && gossip) {
           log(`block-propagation: ${propagationRate} tx/s for ${cfg.propagationWindowMs / 1000} s…`);

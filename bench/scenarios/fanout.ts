@@ -1,27 +1,37 @@
 /**
  * events-fanout: 100 GET /events streams open on one node while the confirmed-throughput load
- * runs (a second run of confirmed-tx-throughput, streams open). Reports the delivery latency of
+ * runs. Four runs of that load, in the order without, with, with, without streams (a drift over
+ * the four cancels out), each starting from drained pools. Reports the delivery latency of
  * `block` events (received by a stream − the block's timestamp, over every stream), and the
- * throughput cost: 1 − (ratio to the verification limit with streams) ÷ (mean ratio without, of
- * the run before and one more run after), the ratios normalising the runs by the machine's speed
- * measured around each. Target: cost ≤ 10 %.
+ * throughput cost: how much more CPU the node serving the streams spends than its two peers in
+ * the same run (they take in, check, gossip and apply the same transactions and blocks), with
+ * streams against without: (mean share with ÷ mean share without) − 1, a node's share being its
+ * CPU (all threads) ÷ the mean of the other two. A node whose CPU bounds its throughput loses
+ * that fraction of it. Target: cost ≤ 10 %.
+ *
+ * Why CPU and not tx/s: the chain confirms at most 5,000 transactions per 3 s block, and the
+ * devnet's nodes reach that cap with CPU to spare in some runs and not in others (pool backlog,
+ * forks), so confirmed tx/s moved by ±25 % between runs without streams and could not show a
+ * 10 % cost; so did the three nodes' CPU per transaction taken in (±20 %). The peers in the same
+ * run are the control. Both other figures are reported beside it.
  */
 import type { Devnet } from "../lib/devnet.js";
 import { spawnHelper, stopChild } from "../lib/procs.js";
 import type { ScenarioResult } from "../lib/result.js";
 import { percentile, round, waitUntil } from "../lib/stats.js";
 
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
 export interface FanoutInput {
   devnet: Devnet;
   streams: number;
-  /** The confirmed-tx-throughput result without streams. */
-  baseline: ScenarioResult;
-  /** Runs the confirmed-tx-throughput load once more (with the streams open). */
+  /** Runs the confirmed-tx-throughput load once more (from drained pools). */
   run: () => Promise<ScenarioResult>;
 }
 
 export async function eventsFanout(input: FanoutInput): Promise<ScenarioResult> {
   const node = input.devnet.nodes[0]!;
+  const without = [await input.run()];
   const latencies: number[] = [];
   /** Receipts of each block (by its timestamp) over the streams: the spread is the fan-out's own cost. */
   const receipts = new Map<number, number[]>();
@@ -46,15 +56,35 @@ export async function eventsFanout(input: FanoutInput): Promise<ScenarioResult> 
         else receipts.set(t, [Number(at)]);
       }
     })();
-    const withStreams = await input.run();
+    const withStreams = [await input.run(), await input.run()];
     await waitUntil("every stream to see a block", () => blocksPerStream.every((n) => n > 0), 30_000, 100);
     const cut = closed.size;
     await stopChild(reader.child, 2_000);
     await consumed;
-    // the load once more without streams: the cost is against the mean of the runs before and after
-    const after = await input.run();
-    const base = ((input.baseline.ratio ?? 0) + (after.ratio ?? 0)) / 2;
-    const cost = base > 0 ? 1 - (withStreams.ratio ?? 0) / base : 1;
+    without.push(await input.run());
+    const cpu = (runs: ScenarioResult[]): number => mean(runs.map((r) => Number(r.details["nodeCpuUsPerTxTakenIn"])));
+    const cpuWithout = cpu(without);
+    const cpuWith = cpu(withStreams);
+    /** The serving node's CPU in a run ÷ the mean of its peers'. */
+    const share = (r: ScenarioResult): number => {
+      const [served, ...peers] = r.details["nodeCpuMsInWindow"] as number[];
+      return served! / mean(peers);
+    };
+    const shareWithout = mean(without.map(share));
+    const shareWith = mean(withStreams.map(share));
+    const cost = shareWithout > 0 && Number.isFinite(shareWith) ? shareWith / shareWithout - 1 : 1;
+    const tps = (runs: ScenarioResult[]): number => mean(runs.map((r) => r.ratio ?? 0));
+    const summary = (r: ScenarioResult): Record<string, unknown> => ({
+      txPerSecond: r.value,
+      ratio: r.ratio,
+      servingNodeCpuShare: round(share(r)),
+      nodeCpuUsPerTxTakenIn: r.details["nodeCpuUsPerTxTakenIn"],
+      nodeCpuUsPerConfirmedTx: r.details["nodeCpuUsPerConfirmedTx"],
+      nodeCpuMsInWindow: r.details["nodeCpuMsInWindow"],
+      poolSizeAtWindowStartAndEnd: r.details["poolSizeAtWindowStartAndEnd"],
+      blocksInWindow: r.details["blocksInWindow"],
+      reorgsInWindow: r.details["reorgsInWindow"],
+    });
     const p99 = percentile(Float64Array.from(latencies), 99);
     const spreads = [...receipts.values()].flatMap((r) => r.map((t) => t - Math.min(...r)));
     return {
@@ -74,11 +104,14 @@ export async function eventsFanout(input: FanoutInput): Promise<ScenarioResult> 
         blockEventsReceived: latencies.length,
         fanoutSpreadP99Ms: round(percentile(Float64Array.from(spreads), 99), 3),
         throughputCost: round(cost, 4),
-        throughputWithoutStreams: [
-          { txPerSecond: input.baseline.value, ratio: input.baseline.ratio },
-          { txPerSecond: after.value, ratio: after.ratio },
-        ],
-        throughputWithStreams: { txPerSecond: withStreams.value, ratio: withStreams.ratio },
+        throughputCostMeasure: "the serving node's CPU ÷ the mean of its two peers' in the same run (its share), mean of the two runs with streams ÷ mean of the two without − 1 (order: without, with, with, without)",
+        servingNodeCpuShare: { without: round(shareWithout), with: round(shareWith) },
+        // the other two measures, noisier between runs (see the comment at the top)
+        allNodesCpuCost: round(cpuWith / cpuWithout - 1, 4),
+        nodeCpuUsPerTxTakenIn: { without: round(cpuWithout), with: round(cpuWith) },
+        confirmedRatioCost: round(1 - tps(withStreams) / Math.max(1e-9, tps(without)), 4),
+        runsWithoutStreams: without.map(summary),
+        runsWithStreams: withStreams.map(summary),
         latencyNote: "delivery: a stream's receipt of a block event − the block's timestamp (includes forging, propagation and application of the block); fanoutSpread: a stream's receipt − the first stream's receipt of the same block",
       },
     };
