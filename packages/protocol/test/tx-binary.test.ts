@@ -43,6 +43,35 @@ describe("encodeTx layout", () => {
   });
 });
 
+describe("decodeTx keeps one buffer per transaction", () => {
+  it("body, key, proofs and the remembered encoding share its own copy of the input, which the caller may reuse", () => {
+    const input = encodeTx(lease);
+    const tx = decodeTx(input, T) as SignedTx;
+    const buffer = tx.body.buffer;
+    expect(buffer).not.toBe(input.buffer);
+    expect(tx.senderPublicKey.buffer).toBe(buffer);
+    expect(tx.proofs[0]!.buffer).toBe(buffer);
+    // the caller's bytes change: the transaction does not
+    input.fill(0);
+    expect(toHex(tx.body)).toBe(toHex(lease.body));
+    expect(toHex(tx.proofs[0]!)).toBe(toHex(proof));
+    expect(toHex(tx.senderPublicKey)).toBe(toHex(lease.senderPublicKey));
+    expect(toHex(encodeTx(tx))).toBe(toHex(encodeTx(lease)));
+    // the vectors' fields decode to the same values as views
+    for (const v of TX_VECTORS) {
+      const json = txFromJson(parseJson(v.json), T);
+      const back = decodeTx(encodeTx(json), T) as Record<string, unknown>;
+      for (const [k, value] of Object.entries(json)) {
+        const got = back[k];
+        if (value instanceof Uint8Array) expect(toHex(got as Uint8Array), `${v.name} ${k}`).toBe(toHex(value));
+        else if (k === "proofs") expect((got as Uint8Array[]).map(toHex), v.name).toEqual((value as Uint8Array[]).map(toHex));
+        else if (k === "anchors") expect((got as Uint8Array[]).map(toHex), v.name).toEqual((value as Uint8Array[]).map(toHex));
+        else if (k !== "sponsor") expect(got, `${v.name} ${k}`).toEqual(value);
+      }
+    }
+  });
+});
+
 describe("decodeTx keeps the wire body", () => {
   it("every body it accepts, out of every single-bit change of every vector, encodes back to itself", () => {
     let accepted = 0;

@@ -76,7 +76,10 @@ export function decodeOwnedTx(bytes: Uint8Array, chainId: number): Transaction {
 function decodeTxBytes(bytes: Uint8Array, chainId: number, owned: boolean): Transaction {
   if (!(bytes instanceof Uint8Array)) throw malformed("transaction bytes expected");
   if (bytes.length > MAX_TX_BYTES) throw malformed(`encoded transaction exceeds ${MAX_TX_BYTES} bytes`, { length: bytes.length });
-  const r = new ByteReader(bytes, "transaction");
+  // one buffer per transaction: its encoding (a copy unless handed over), with the body, keys,
+  // attachment, anchors and proofs as views into it
+  const own = owned ? bytes : bytes.slice();
+  const r = new ByteReader(own, "transaction", true);
   const format = r.u8();
   if (format !== TX_FORMAT_VERSION) throw malformed(`unknown transaction format ${format}`);
   const body = r.bytes(r.u32());
@@ -99,7 +102,7 @@ function decodeTxBytes(bytes: Uint8Array, chainId: number, owned: boolean): Tran
   }
   r.end();
 
-  const fields = parseTxBody(body, chainId);
+  const fields = parseTxBody(body, chainId, true);
   if (fields.type === TxType.Genesis) {
     if (sponsorKey || count > 0) throw malformed("a genesis transaction has no sponsor and no proofs");
     const genesis = createGenesisTx(fields.recipient, fields.amount, fields.timestamp, chainId);
@@ -108,8 +111,8 @@ function decodeTxBytes(bytes: Uint8Array, chainId: number, owned: boolean): Tran
   }
   const tx = buildTx(fields, chainId, false, body);
   const sponsor = sponsorKey && makeSponsor(sponsorKey.keyType, sponsorKey.publicKey, chainId, false);
-  const out = withProofs(tx, sponsor, proofs);
+  const out = withProofs(tx, sponsor, proofs, false);
   // what encodeTx would produce: the format has one encoding per transaction
-  encodings.set(out, owned ? bytes : bytes.slice());
+  encodings.set(out, own);
   return out;
 }

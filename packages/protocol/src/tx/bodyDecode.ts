@@ -109,9 +109,12 @@ function parseOld(r: ByteReader, type: Exclude<TxType, 1>, version: number, chai
   }
 }
 
-/** Parses a body for a node on `chainId`; rejects truncation, trailing bytes, unknown type/version. */
-export function parseTxBody(body: Uint8Array, chainId: number): ParsedTxBody {
-  const r = new ByteReader(body, "transaction body");
+/**
+ * Parses a body for a node on `chainId`; rejects truncation, trailing bytes, unknown type/version.
+ * `views`: the byte fields (keys, attachment, anchors) are views into `body`, not copies.
+ */
+export function parseTxBody(body: Uint8Array, chainId: number, views = false): ParsedTxBody {
+  const r = new ByteReader(body, "transaction body", views);
   const type = r.u8();
   if (type === TxType.Genesis) {
     const timestamp = timestampOf(r.i64());

@@ -38,10 +38,10 @@ function idOf(body: Uint8Array): string {
   return base58Encode(blake2b256(body));
 }
 
-function readAnchors(value: unknown): readonly Uint8Array[] {
+function readAnchors(value: unknown, copy: boolean): readonly Uint8Array[] {
   if (!Array.isArray(value)) throw new AnchordError(ErrorCode.INVALID_FIELD, "anchors must be an array", { field: "anchors" });
   if (value.length > MAX_U16) throw new AnchordError(ErrorCode.INVALID_ANCHOR, "too many anchors");
-  return Object.freeze(value.map((a: unknown) => checkBytes(a, MAX_U16, "anchor", ErrorCode.INVALID_ANCHOR)));
+  return Object.freeze(value.map((a: unknown) => checkBytes(a, MAX_U16, "anchor", ErrorCode.INVALID_ANCHOR, copy)));
 }
 
 /**
@@ -52,7 +52,8 @@ function readAnchors(value: unknown): readonly Uint8Array[] {
  * encoding the fields again: every field has been checked above exactly as txBody checks it, and
  * each layout is a fixed sequence of fixed-width or length-prefixed fields, so encoding them again
  * gives these bytes back (base58 is one-to-one, integers are range-checked; the tests compare both
- * on every transaction they decode).
+ * on every transaction they decode). The body and the byte fields parsed from it are kept as they
+ * are, not copied: decodeTx hands over views into its own copy of the encoding.
  */
 export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: boolean, parsedBody?: Uint8Array): SignedTx {
   checkChainId(chainId);
@@ -68,6 +69,7 @@ export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: bool
       version,
     });
   }
+  const copy = parsedBody === undefined;
   const senderKeyType = checkKeyType(fields.senderKeyType ?? "ed25519", "senderKeyType");
   if (version !== 3 && senderKeyType !== "ed25519") {
     throw new AnchordError(ErrorCode.INVALID_PUBLIC_KEY, `${senderKeyType} keys need transaction version 3`, { version });
@@ -78,7 +80,7 @@ export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: bool
     timestamp: checkTimestamp(fields.timestamp),
     fee: checkFee(fields.fee),
     senderKeyType,
-    senderPublicKey: checkPublicKey(senderKeyType, fields.senderPublicKey, "senderPublicKey", onCurve),
+    senderPublicKey: checkPublicKey(senderKeyType, fields.senderPublicKey, "senderPublicKey", onCurve, copy),
   };
   let tx: TxBodyFields;
   switch (fields.type) {
@@ -88,7 +90,7 @@ export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: bool
         ...base,
         recipient: checkAddress(fields.recipient, chainId, "recipient"),
         amount: checkAmount(fields.amount),
-        attachment: checkBytes(fields.attachment ?? new Uint8Array(0), MAX_U16, "attachment"),
+        attachment: checkBytes(fields.attachment ?? new Uint8Array(0), MAX_U16, "attachment", ErrorCode.INVALID_FIELD, copy),
       };
       break;
     case TxType.Lease:
@@ -98,10 +100,10 @@ export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: bool
       tx = { type: TxType.CancelLease, ...base, leaseId: base58Encode(checkBase58(fields.leaseId, 32, "leaseId")) };
       break;
     case TxType.Anchor:
-      tx = { type: TxType.Anchor, ...base, anchors: readAnchors(fields.anchors) };
+      tx = { type: TxType.Anchor, ...base, anchors: readAnchors(fields.anchors, copy) };
       break;
   }
-  const body = parsedBody === undefined ? txBody(tx) : Uint8Array.from(parsedBody);
+  const body = parsedBody === undefined ? txBody(tx) : parsedBody;
   const sender = addressFromPublicKey(base.senderPublicKey, chainId);
   return Object.freeze({ ...tx, sender, sponsor: undefined, proofs: Object.freeze([]), body, id: idOf(body) }) as SignedTx;
 }
@@ -117,12 +119,15 @@ export function makeSponsor(keyType: KeyType, publicKey: Uint8Array, chainId: nu
   return Object.freeze({ keyType, publicKey: pk, address: addressFromPublicKey(pk, chainId) });
 }
 
-/** A new frozen copy of `tx` with the given sponsor and proofs (sponsors need version 3). */
-export function withProofs<T extends SignedTx>(tx: T, sponsor: Sponsor | undefined, proofs: readonly Uint8Array[]): T {
+/**
+ * A new frozen copy of `tx` with the given sponsor and proofs (sponsors need version 3). The proofs
+ * are copied, or kept as they are with `copy = false` (decodeTx's views into its own bytes).
+ */
+export function withProofs<T extends SignedTx>(tx: T, sponsor: Sponsor | undefined, proofs: readonly Uint8Array[], copy = true): T {
   if (sponsor && tx.version !== 3) {
     throw new AnchordError(ErrorCode.UNSUPPORTED_VERSION, "only version 3 transactions can be sponsored", { version: tx.version });
   }
-  const out: T = { ...tx, sponsor, proofs: Object.freeze(proofs.map((p) => Uint8Array.from(p))) };
+  const out: T = { ...tx, sponsor, proofs: Object.freeze(copy ? proofs.map((p) => Uint8Array.from(p)) : [...proofs]) };
   return Object.freeze(out);
 }
 

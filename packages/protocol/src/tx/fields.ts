@@ -70,13 +70,14 @@ export function checkKeyType(keyType: unknown, field: string): KeyType {
 }
 
 /** Length check always; the (costlier) curve check only when `onCurve` is set. */
-export function checkPublicKey(keyType: KeyType, publicKey: unknown, field: string, onCurve: boolean): Uint8Array {
+/** Returns a copy of the key, or the key itself with `copy = false` (decodeTx's views). */
+export function checkPublicKey(keyType: KeyType, publicKey: unknown, field: string, onCurve: boolean, copy = true): Uint8Array {
   const ok =
     publicKey instanceof Uint8Array &&
     publicKey.length === PUBLIC_KEY_LENGTH[keyType] &&
     (!onCurve || isValidPublicKey(keyType, publicKey));
   if (!ok) throw new AnchordError(ErrorCode.INVALID_PUBLIC_KEY, `${field} is not a valid ${keyType} public key`, { field });
-  return Uint8Array.from(publicKey);
+  return copy ? Uint8Array.from(publicKey) : publicKey;
 }
 
 /** A base58 string of exactly `length` bytes. */
@@ -86,9 +87,9 @@ export function checkBase58(text: unknown, length: number, field: string, code: 
   return bytes;
 }
 
-export function checkBytes(value: unknown, max: number, field: string, code: ErrorCode = ErrorCode.INVALID_FIELD): Uint8Array {
+export function checkBytes(value: unknown, max: number, field: string, code: ErrorCode = ErrorCode.INVALID_FIELD, copy = true): Uint8Array {
   if (!(value instanceof Uint8Array) || value.length > max) {
     throw new AnchordError(code, `${field} must be bytes of at most ${max}`, { field });
   }
-  return Uint8Array.from(value);
+  return copy ? Uint8Array.from(value) : value;
 }

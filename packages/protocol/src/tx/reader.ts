@@ -4,14 +4,21 @@
  */
 import { AnchordError, ErrorCode } from "../errors.js";
 
+/** The empty views share one array (an empty attachment is most transfers'): nothing in it to change. */
+const NO_BYTES = Object.freeze(new Uint8Array(0)) as Uint8Array;
 
 export class ByteReader {
   private offset = 0;
   private readonly view: DataView;
 
+  /**
+   * `views`: bytes() returns views into `input` instead of copies (decodeTx's own copy of an
+   * encoding, which nothing changes: one buffer per transaction instead of one per field).
+   */
   constructor(
     private readonly input: Uint8Array,
     private readonly what: string,
+    private readonly views = false,
   ) {
     this.view = new DataView(input.buffer, input.byteOffset, input.byteLength);
   }
@@ -46,10 +53,11 @@ export class ByteReader {
     return this.view.getBigInt64(this.take(8));
   }
 
-  /** A copy (never a view) of the next n bytes. */
+  /** The next n bytes: a copy, or a view with `views`. */
   bytes(n: number): Uint8Array {
     const at = this.take(n);
-    return this.input.slice(at, at + n);
+    if (!this.views) return this.input.slice(at, at + n);
+    return n === 0 ? NO_BYTES : this.input.subarray(at, at + n);
   }
 
   /** Throws unless every byte was consumed. */
