@@ -16,7 +16,7 @@
  * run are the control. Both other figures are reported beside it.
  */
 import type { Devnet } from "../lib/devnet.js";
-import { spawnHelper, stopChild } from "../lib/procs.js";
+import { cpuMsOf, spawnHelper, stopChild } from "../lib/procs.js";
 import type { ScenarioResult } from "../lib/result.js";
 import { percentile, round, waitUntil } from "../lib/stats.js";
 
@@ -56,8 +56,14 @@ export async function eventsFanout(input: FanoutInput): Promise<ScenarioResult> 
         else receipts.set(t, [Number(at)]);
       }
     })();
+    const readerCpuBefore = cpuMsOf(reader.child.pid!) ?? NaN;
+    const readerFrom = Date.now();
     const withStreams = [await input.run(), await input.run()];
     await waitUntil("every stream to see a block", () => blocksPerStream.every((n) => n > 0), 30_000, 100);
+    // the stream reader shares the machine's cores with the nodes: what it took is CPU the nodes
+    // did not have in the runs with streams (a client elsewhere would not take it from them)
+    const readerCpuMs = (cpuMsOf(reader.child.pid!) ?? NaN) - readerCpuBefore;
+    const readerMs = Date.now() - readerFrom;
     const cut = closed.size;
     await stopChild(reader.child, 2_000);
     await consumed;
@@ -110,6 +116,9 @@ export async function eventsFanout(input: FanoutInput): Promise<ScenarioResult> 
         allNodesCpuCost: round(cpuWith / cpuWithout - 1, 4),
         nodeCpuUsPerTxTakenIn: { without: round(cpuWithout), with: round(cpuWith) },
         confirmedRatioCost: round(1 - tps(withStreams) / Math.max(1e-9, tps(without)), 4),
+        // cores the stream reader kept busy on average over the two runs with streams (of 2)
+        streamReaderCores: round(readerCpuMs / readerMs),
+        reorgs: { without: without.map((r) => r.details["reorgsInWindow"]), with: withStreams.map((r) => r.details["reorgsInWindow"]) },
         runsWithoutStreams: without.map(summary),
         runsWithStreams: withStreams.map(summary),
         latencyNote: "delivery: a stream's receipt of a block event − the block's timestamp (includes forging, propagation and application of the block); fanoutSpread: a stream's receipt − the first stream's receipt of the same block",
