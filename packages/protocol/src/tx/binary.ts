@@ -19,7 +19,7 @@ import { AnchordError, ErrorCode } from "../errors.js";
 import { parseTxBody } from "./bodyDecode.js";
 import { buildTx, createGenesisTx, makeSponsor, withProofs } from "./create.js";
 import { ByteReader } from "./reader.js";
-import { TxType, type Sponsor, type Transaction } from "./types.js";
+import { TxType, type SignedTx, type Sponsor, type Transaction, type UnsignedTxFields } from "./types.js";
 
 export const TX_FORMAT_VERSION = 1;
 export const MAX_TX_BYTES = 64 * 1024;
@@ -59,6 +59,38 @@ function encodeTxUncached(tx: Transaction): Uint8Array {
   const out = concatBytes(...parts);
   if (out.length > MAX_TX_BYTES) throw malformed(`encoded transaction exceeds ${MAX_TX_BYTES} bytes`, { length: out.length });
   return out;
+}
+
+/**
+ * `tx` with its byte fields (body, sender key, attachment, anchors, proofs) as views into its
+ * encoding, which it remembers: one buffer per transaction, as decodeTx makes them, instead of one
+ * per field (a transaction built from JSON fields). Same values; the body is parsed once more (no
+ * hashing) for where the key, attachment and anchors are in it. A transaction with no encoding
+ * (larger than MAX_TX_BYTES) is returned as it is.
+ */
+export function compactTx<T extends SignedTx>(tx: T): T {
+  let own: Uint8Array;
+  try {
+    own = encodeTxUncached(tx);
+  } catch (e) {
+    // no encoding (too large, too many proofs): left as it is, for the rules to refuse by name
+    if (e instanceof AnchordError && e.code === ErrorCode.MALFORMED) return tx;
+    throw e;
+  }
+  const r = new ByteReader(own, "transaction", true);
+  r.u8();
+  const body = r.bytes(r.u32());
+  if (r.u8() === 1) r.bytes(PUBLIC_KEY_LENGTH[KEY_TYPE_BY_BYTE[r.u8()]!]);
+  const proofs: Uint8Array[] = [];
+  for (let i = r.u8(); i > 0; i--) proofs.push(r.bytes(r.u16()));
+  r.end();
+  const fields = parseTxBody(body, tx.chainId, true) as UnsignedTxFields;
+  const out: Record<string, unknown> = { ...tx, senderPublicKey: fields.senderPublicKey, body, proofs: Object.freeze(proofs) };
+  if (fields.type === TxType.Transfer) out["attachment"] = fields.attachment;
+  if (fields.type === TxType.Anchor) out["anchors"] = Object.freeze(fields.anchors);
+  const compact = Object.freeze(out) as unknown as T;
+  encodings.set(compact, own);
+  return compact;
 }
 
 export function decodeTx(bytes: Uint8Array, chainId: number): Transaction {

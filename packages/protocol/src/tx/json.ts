@@ -8,7 +8,7 @@
 import { PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, base58Encode, equalBytes, tryBase58Decode } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "../errors.js";
 import type { JsonValue } from "../json.js";
-import { MAX_PROOFS } from "./binary.js";
+import { MAX_PROOFS, compactTx } from "./binary.js";
 import { createTx, makeSponsor, withProofs } from "./create.js";
 import { checkAddress, checkAmountRange, checkBase58, checkKeyType } from "./fields.js";
 import { TX_VERSIONS, TxType, type SignedTx, type Sponsor, type Transaction, type UnsignedTxFields } from "./types.js";
@@ -141,7 +141,8 @@ export function txFromJson(value: unknown, chainId: number): SignedTx {
     throw invalid("sender", "does not match senderPublicKey", ErrorCode.INVALID_ADDRESS);
   }
   const sponsor = readSponsor(o, chainId);
-  return withProofs(tx, sponsor, readProofs(o));
+  // one buffer per transaction, as decodeTx makes them (a pooled transaction's memory)
+  return compactTx(withProofs(tx, sponsor, readProofs(o)));
 }
 
 /** The full transaction JSON (with `id`), keys in the order the client library uses. */
