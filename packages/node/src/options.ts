@@ -40,9 +40,10 @@ export interface NodeOptions {
 export const defaultNodeOptions = {
   generate: true,
   /**
-   * 25,000 (five full blocks): a pooled transfer holds ~2.8 KB of heap, and with 50,000 a node
-   * under the benchmark's full load reached its 256 MB heap limit (`anchord devnet`'s
-   * --max-old-space-size) and died of it once 100 event streams were open too.
+   * 25,000 (five full blocks): a pooled transfer held ~2.8 KB of heap (~1.2–1.9 KB since decoded
+   * and JSON transactions keep one buffer each), and with 50,000 a node under the benchmark's
+   * full load reached its then 256 MB heap limit (`anchord devnet`'s --max-old-space-size) and
+   * died of it once 100 event streams were open too.
    */
   poolMaxSize: 25_000,
   apiHost: "127.0.0.1",

@@ -20,7 +20,6 @@ const gen = acct("reorg generator");
 const alice = acct("reorg alice");
 const FEE = 100_000_000n;
 
-
 describe("readmission after a rollback", () => {
   it("readmits the dropped block's transactions ahead of the pooled ones, under their stash keys", async () => {
     const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 100n]]), timestamp: Date.now() - 3_600_000 };

@@ -63,6 +63,7 @@ describe("decodeTx keeps one buffer per transaction", () => {
       const shared = json.body.buffer;
       expect(json.senderPublicKey.buffer, v.name).toBe(shared);
       for (const p of json.proofs) expect(p.buffer, v.name).toBe(shared);
+      if (json.sponsor) expect(json.sponsor.publicKey.buffer, v.name).toBe(shared);
       if (json.type === 4 && json.attachment.length > 0) expect(json.attachment.buffer, v.name).toBe(shared);
       if (json.type === 15) for (const a of json.anchors) expect(a.buffer, v.name).toBe(shared);
       expect(toHex(json.body), v.name).toBe(v.bodyHex);

@@ -18,9 +18,10 @@ import { intOption, logLevelOption, numberOption, parse, UsageError } from "../a
 
 /**
  * Default --max-old-space-size of devnet nodes (docs/performance.md, node-memory). 384, not 256:
- * under the benchmark's full load a node's bounded structures (a full pool ~70 MB, the event
- * window ~47 MB, caches, the block being applied) left too little headroom below 256 MB, and two
- * nodes died of "heap out of memory" once 100 event streams were open too.
+ * under the benchmark's full load a node's bounded structures (a full pool, then ~70 MB, the event
+ * window, then ~47 MB; caches; the block being applied) left too little headroom below 256 MB, and
+ * two nodes died of "heap out of memory" once 100 event streams were open too. Both are smaller
+ * now (~30–45 MB and ~25–35 MB, docs/performance.md); the limit was kept for the headroom.
  */
 export const DEFAULT_NODE_HEAP_MB = 384;
 

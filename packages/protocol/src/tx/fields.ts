@@ -69,8 +69,10 @@ export function checkKeyType(keyType: unknown, field: string): KeyType {
   return keyType as KeyType;
 }
 
-/** Length check always; the (costlier) curve check only when `onCurve` is set. */
-/** Returns a copy of the key, or the key itself with `copy = false` (decodeTx's views). */
+/**
+ * Length check always; the (costlier) curve check only when `onCurve` is set. Returns a copy of the
+ * key, or the key itself with `copy = false` (decodeTx's views into its own bytes).
+ */
 export function checkPublicKey(keyType: KeyType, publicKey: unknown, field: string, onCurve: boolean, copy = true): Uint8Array {
   const ok =
     publicKey instanceof Uint8Array &&
