@@ -21,7 +21,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { clientKey } from "./clientKey.js";
+import { socketClientKey } from "./clientKey.js";
 
 export interface AnswerLimits {
   /** Requests received on one socket and not yet answered. */
@@ -74,7 +74,7 @@ export class AnswerGuard {
   private stateOf(socket: Socket): SocketState {
     let s = this.sockets.get(socket);
     if (s === undefined) {
-      const state: SocketState = { client: clientKey(socket.remoteAddress), pending: 0, cost: 0, bytes: 0 };
+      const state: SocketState = { client: socketClientKey(socket), pending: 0, cost: 0, bytes: 0 };
       s = state;
       this.sockets.set(socket, state);
       // answers still queued when the socket goes are no longer held
@@ -107,35 +107,45 @@ export class AnswerGuard {
       return false;
     }
     s.pending++;
-    guarded.set(res, this);
-    whenDone(res, () => s.pending--);
+    const ticket: Ticket = { guard: this, socket, state: s, cost: 0, bytes: 0 };
+    (res as Ticketed)[TICKET] = ticket;
+    // one listener per answer: a ServerResponse emits "close" once, after it finished or when its
+    // socket closed first
+    res.on("close", closeTicket);
     return true;
+  }
+
+  /** What an answer held is given back: its place in the pipeline, its cost and its bytes. */
+  done(t: Ticket): void {
+    const s = t.state;
+    s.pending--;
+    s.cost -= t.cost;
+    // a closed socket released everything it still held at once
+    if (!t.socket.destroyed) this.release(s, t.bytes);
   }
 
   /**
    * Weighs an admitted request by its route's cost: false (and its socket closed) when the socket
    * already has work outstanding and this would take it past `maxPipelinedCost`.
    */
-  charge(res: ServerResponse, cost: number): boolean {
-    const socket = res.socket ?? res.req.socket;
-    const s = this.stateOf(socket);
+  charge(t: Ticket, cost: number): boolean {
+    const s = t.state;
     if (s.cost > 0 && s.cost + cost > this.limits.maxPipelinedCost) {
       this.stats.pipelineClosed++;
-      socket.destroy();
+      t.socket.destroy();
       return false;
     }
     s.cost += cost;
-    whenDone(res, () => (s.cost -= cost));
+    t.cost += cost;
     return true;
   }
 
   /**
-   * Reserves `bytes` of answer for `res`: false (and its socket closed) when that would pass a
-   * bound. Released when the response finishes or its socket closes.
+   * Reserves `bytes` of answer for the ticket's response: false (and its socket closed) when that
+   * would pass a bound. Released when the response finishes or its socket closes.
    */
-  reserve(res: ServerResponse, bytes: number): boolean {
-    const socket = res.socket ?? res.req.socket;
-    const s = this.stateOf(socket);
+  reserve(t: Ticket, bytes: number): boolean {
+    const s = t.state;
     const l = this.limits;
     const small = bytes <= l.smallAnswerBytes;
     const client = this.clientBytes.get(s.client) ?? 0;
@@ -144,38 +154,40 @@ export class AnswerGuard {
       (!small && (client + bytes > l.maxClientBytes || this.stats.queuedBytes + bytes > l.maxNodeBytes))
     ) {
       this.stats.bytesClosed++;
-      socket.destroy();
+      t.socket.destroy();
       return false;
     }
     s.bytes += bytes;
     this.stats.queuedBytes += bytes;
     this.clientBytes.set(s.client, client + bytes);
-    // a closed socket released everything it still held at once
-    whenDone(res, () => {
-      if (!socket.destroyed) this.release(s, bytes);
-    });
+    t.bytes += bytes;
     return true;
   }
 }
 
-/** Runs `fn` once, when `res` finishes or closes, whichever comes first. */
-function whenDone(res: ServerResponse, fn: () => void): void {
-  let done = false;
-  const once = (): void => {
-    if (done) return;
-    done = true;
-    fn();
-  };
-  res.once("finish", once);
-  res.once("close", once);
+/** What one admitted answer holds in its socket's state, given back when the answer closes. */
+interface Ticket {
+  readonly guard: AnswerGuard;
+  readonly socket: Socket;
+  readonly state: SocketState;
+  cost: number;
+  bytes: number;
 }
 
-const guarded = new WeakMap<ServerResponse, AnswerGuard>();
+/** The ticket of an admitted answer, kept on its response (a WeakMap cost more per request). */
+const TICKET = Symbol("answerGuard.ticket");
+type Ticketed = ServerResponse & { [TICKET]?: Ticket };
+
+/** The "close" listener of an admitted response (one function for all: no closure per request). */
+function closeTicket(this: ServerResponse): void {
+  const t = (this as Ticketed)[TICKET];
+  if (t !== undefined) t.guard.done(t);
+}
 
 /** Weighs `res`'s request with the guard that admitted it (see `AnswerGuard.charge`). */
 export function chargeAnswer(res: ServerResponse, cost: number): boolean {
-  const guard = guarded.get(res);
-  return guard === undefined ? true : guard.charge(res, cost);
+  const t = (res as Ticketed)[TICKET];
+  return t === undefined ? true : t.guard.charge(t, cost);
 }
 
 /**
@@ -183,6 +195,6 @@ export function chargeAnswer(res: ServerResponse, cost: number): boolean {
  * responses no guard admitted, e.g. an app served by another server in a test).
  */
 export function reserveAnswer(res: ServerResponse, bytes: number): boolean {
-  const guard = guarded.get(res);
-  return guard === undefined ? true : guard.reserve(res, bytes);
+  const t = (res as Ticketed)[TICKET];
+  return t === undefined ? true : t.guard.reserve(t, bytes);
 }

@@ -12,7 +12,7 @@ import { cors } from "./cors.js";
 import { docsUiRouter, OPENAPI_PATH } from "./docsUi.js";
 import { errorHandler, errorResponse } from "./errors.js";
 import { fastRoutes, type FastHandler } from "./fastRoutes.js";
-import { HttpError, LtoCode, sendJson, sendText } from "./http.js";
+import { HttpError, LtoCode, ReplyHeaders, sendJson, sendText } from "./http.js";
 import { consoleLogger, type ApiLogger } from "./logger.js";
 import { buildOpenApi, type OpenApiDocument } from "./openapi.js";
 import { createRateLimiters, DEFAULT_RATE_LIMIT, type RateLimitOptions } from "./rateLimit.js";
@@ -81,16 +81,17 @@ export function routeTable(doc: () => OpenApiDocument): RouteDef[] {
 
 export { DEFAULT_RATE_LIMIT, type RateLimitOptions };
 
-function sendReply(res: ServerResponse, reply: Reply): void {
+function sendReply(res: ServerResponse, reply: Reply, headers: ReplyHeaders): void {
   if ("stream" in reply) {
+    headers.applyTo(res);
     reply.stream(res);
     return;
   }
   if ("json" in reply) {
-    sendJson(res, reply.status ?? 200, reply.json);
+    sendJson(res, reply.status ?? 200, reply.json, headers);
     return;
   }
-  sendText(res, reply.status ?? 200, reply.contentType, reply.text);
+  sendText(res, reply.status ?? 200, reply.contentType, reply.text, headers);
 }
 
 function checkParamsDocumented(route: RouteDef): void {
@@ -132,11 +133,12 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
   const limits = opts.rateLimit === false ? undefined : (opts.rateLimit ?? DEFAULT_RATE_LIMIT);
   const limiters = limits ? createRateLimiters(limits) : undefined;
 
-  const fail = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
+  const fail = (req: IncomingMessage, res: ServerResponse, err: unknown, replyHeaders: ReplyHeaders): void => {
     if (res.headersSent) {
       res.destroy();
       return;
     }
+    replyHeaders.applyTo(res);
     const { status, body, internal, headers } = errorResponse(err);
     if (internal) logger.error({ err, method: req.method, path: req.url?.split("?", 1)[0]?.slice(0, 200) }, "API request failed");
     if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
@@ -145,7 +147,7 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
 
   /** One route, from either path: token, rate limit, body, handler, reply; errors answered here. */
   const serveRoute = (route: RouteDef, req: IncomingMessage, res: ServerResponse, params: Record<string, string>): void => {
-    res.setHeader("Access-Control-Allow-Origin", "*");
+    const headers = new ReplyHeaders();
     try {
       // authenticate first: a request without the token is counted in its own budget, never in
       // the token holder's
@@ -153,7 +155,7 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
         try {
           checkToken(req);
         } catch (e) {
-          limiters?.authFailure(req, res);
+          limiters?.authFailure(req, headers);
           throw e;
         }
       }
@@ -161,27 +163,27 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
       // a connection with heavy work outstanding is closed rather than given more
       if (!chargeAnswer(res, cost)) return;
       if (limiters) {
-        if (route.method === "post") limiters.write(req, res);
-        else limiters.read(req, res, cost);
+        if (route.method === "post") limiters.write(req, headers);
+        else limiters.read(req, headers, cost);
       }
       if (route.body) {
         readJsonBody(req, bodyLimit)
           .then((body) => route.handler({ backend, params, body, req }))
           .then(
-            (reply) => sendReply(res, reply),
-            (e: unknown) => fail(req, res, e),
+            (reply) => sendReply(res, reply, headers),
+            (e: unknown) => fail(req, res, e, headers),
           );
         return;
       }
       const reply = route.handler({ backend, params, body: undefined, req });
       if (reply instanceof Promise) {
         reply.then(
-          (r) => sendReply(res, r),
-          (e: unknown) => fail(req, res, e),
+          (r) => sendReply(res, r, headers),
+          (e: unknown) => fail(req, res, e, headers),
         );
-      } else sendReply(res, reply);
+      } else sendReply(res, reply, headers);
     } catch (e) {
-      fail(req, res, e);
+      fail(req, res, e, headers);
     }
   };
   fastHandlers.set(app, fastRoutes(routes, serveRoute));

@@ -4,6 +4,7 @@
  * (answerGuard → rateLimit → http → answerGuard was an import cycle).
  */
 import * as net from "node:net";
+import type { Socket } from "node:net";
 
 /** Expands an IPv6 address to its eight 16-bit groups (undefined if it is not one). */
 function ipv6Groups(address: string): number[] | undefined {
@@ -41,4 +42,17 @@ export function clientKey(remoteAddress: string | undefined): string {
     return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
   }
   return `${groups.slice(0, 3).map((g) => g.toString(16)).join(":")}:${(groups[3]! & 0xff00).toString(16)}::/56`;
+}
+
+const keyBySocket = new WeakMap<Socket, string>();
+
+/** `clientKey` of a socket's peer, worked out once per connection (it is asked on every request). */
+export function socketClientKey(socket: Socket): string {
+  let key = keyBySocket.get(socket);
+  if (key === undefined) {
+    key = clientKey(socket.remoteAddress);
+    // a socket that has not connected (or has gone) has no address yet: not remembered
+    if (socket.remoteAddress !== undefined) keyBySocket.set(socket, key);
+  }
+  return key;
 }

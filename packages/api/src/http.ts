@@ -15,9 +15,29 @@ export function wantsBigintStrings(accept: string | undefined): boolean {
  * Writes `body` as JSON with the given status: bigint (amounts, fees, balances, scores) as bare
  * integer literals, or as decimal strings when the request asked for them (`wantsBigintStrings`).
  */
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: ReplyHeaders): void {
   const asStrings = wantsBigintStrings(res.req?.headers.accept);
-  sendText(res, status, jsonContentType(asStrings), stringifyJson(body, undefined, { bigintAsString: asStrings }));
+  sendText(res, status, jsonContentType(asStrings), stringifyJson(body, undefined, { bigintAsString: asStrings }), headers);
+}
+
+/**
+ * The headers a route's answer collects before it is written (CORS, rate limit), written with
+ * the status line in one `writeHead`, rather than set one by one on the response (Node keeps
+ * those in an object of its own and copies them out again when it writes the head).
+ */
+export class ReplyHeaders {
+  /** Name, value, name, value… */
+  readonly list: (string | number)[] = ["Access-Control-Allow-Origin", "*"];
+
+  setHeader(name: string, value: string): void {
+    this.list.push(name, value);
+  }
+
+  /** Sets them on `res` (for answers not written by sendText: streams, errors). */
+  applyTo(res: ServerResponse): void {
+    const l = this.list;
+    for (let i = 0; i < l.length; i += 2) res.setHeader(l[i] as string, l[i + 1]!);
+  }
 }
 
 /** The Content-Type of a JSON answer, naming the string format of big integers when it is used. */
@@ -29,9 +49,15 @@ export function jsonContentType(asStrings: boolean): string {
  * Writes a whole answer, unless queuing it would pass the answer bounds (answerGuard.ts): then
  * its socket is closed instead.
  */
-export function sendText(res: ServerResponse, status: number, contentType: string, text: string): void {
+export function sendText(res: ServerResponse, status: number, contentType: string, text: string, headers?: ReplyHeaders): void {
   const bytes = Buffer.byteLength(text);
   if (!reserveAnswer(res, bytes)) return;
+  if (headers !== undefined) {
+    const list = headers.list;
+    list.push("Content-Type", contentType, "Content-Length", bytes);
+    res.writeHead(status, list).end(text);
+    return;
+  }
   res.statusCode = status;
   res.setHeader("Content-Type", contentType);
   res.setHeader("Content-Length", bytes);

@@ -1,5 +1,5 @@
 /** Parsing and validation of path parameters and body fields; every failure is an AnchordError. */
-import { parseAddress, stripAddressPrefix, tryBase58Decode, fromHex } from "@anchord/crypto";
+import { canonicalAddress, tryBase58Decode, fromHex } from "@anchord/crypto";
 import { AnchordError, ErrorCode, INT64_MAX, checkAmountRange, toBigIntStrict, type JsonValue } from "@anchord/protocol";
 
 export const MAX_CONFIRMATIONS = 100_000;
@@ -30,11 +30,11 @@ export function blockSequenceCost(params: Readonly<Record<string, string>>): num
 /** A valid address of this chain (an `address:` prefix is stripped); else 400 code 102. */
 export function parseAddressText(text: unknown, chainIdByte: number, what = "address"): string {
   if (typeof text !== "string") throw new AnchordError(ErrorCode.INVALID_ADDRESS, `${what} must be a base58 address string`);
-  const parsed = parseAddress(text, chainIdByte);
+  const parsed = canonicalAddress(text, chainIdByte);
   if (parsed.problem !== undefined) {
     throw new AnchordError(ErrorCode.INVALID_ADDRESS, `invalid ${what} (${parsed.problem})`, { problem: parsed.problem });
   }
-  return stripAddressPrefix(text);
+  return parsed.address;
 }
 
 const UINT_RE = /^(?:0|[1-9][0-9]{0,15})$/;

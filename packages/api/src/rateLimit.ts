@@ -10,8 +10,8 @@
  * Written here rather than taken from express-rate-limit because the same check runs on the
  * fast path (fastRoutes.ts), which sees plain node:http requests, not Express ones.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { clientKey } from "./clientKey.js";
+import type { IncomingMessage } from "node:http";
+import { socketClientKey } from "./clientKey.js";
 import { HttpError, LtoCode } from "./http.js";
 
 export interface RateLimitOptions {
@@ -26,8 +26,13 @@ export interface RateLimitOptions {
 
 export const DEFAULT_RATE_LIMIT: RateLimitOptions = Object.freeze({ windowMs: 10_000, max: 600, readCost: 100_000, authFailures: 600 });
 
+/** Where a limiter sets its headers: the response, or the headers its answer collects (ReplyHeaders). */
+export interface HeaderSink {
+  setHeader(name: string, value: string): unknown;
+}
+
 /** Counts a request of weight `cost` (default 1): sets the RateLimit headers, throws 429 past the limit. */
-export type RateLimiter = (req: IncomingMessage, res: ServerResponse, cost?: number) => void;
+export type RateLimiter = (req: IncomingMessage, headers: HeaderSink, cost?: number) => void;
 
 /** The three budgets of `opts`. */
 export function createRateLimiters(opts: RateLimitOptions, now: () => number = Date.now): { write: RateLimiter; read: RateLimiter; authFailure: RateLimiter } {
@@ -59,9 +64,9 @@ export function createRateLimiter(windowMs: number, max: number, now: () => numb
       windows.delete(k);
     }
   };
-  return (req, res, cost = 1) => {
+  return (req, headers, cost = 1) => {
     const t = now();
-    const key = clientKey(req.socket.remoteAddress);
+    const key = socketClientKey(req.socket);
     let w = windows.get(key);
     if (w === undefined || w.resetAt <= t) {
       if (w !== undefined) windows.delete(key);
@@ -72,8 +77,8 @@ export function createRateLimiter(windowMs: number, max: number, now: () => numb
     w.count += cost;
     const remaining = Math.max(0, max - w.count);
     const reset = Math.max(0, Math.ceil((w.resetAt - t) / 1000));
-    res.setHeader("RateLimit-Policy", policy);
-    res.setHeader("RateLimit", `limit=${max}, remaining=${remaining}, reset=${reset}`);
+    headers.setHeader("RateLimit-Policy", policy);
+    headers.setHeader("RateLimit", `limit=${max}, remaining=${remaining}, reset=${reset}`);
     if (w.count > max) {
       throw new HttpError(429, LtoCode.UNKNOWN, "too many requests: retry later", { "Retry-After": String(reset) });
     }

@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { EventFeed } from "./backend.js";
 import { reserveAnswer } from "./answerGuard.js";
 import { HttpError, LtoCode } from "./http.js";
-import { clientKey } from "./clientKey.js";
+import { socketClientKey } from "./clientKey.js";
 
 export interface StreamLimits {
   /** Open streams per client address. */
@@ -62,7 +62,7 @@ export class StreamRegistry {
 
   /** Counts a new stream of `req`'s client, or throws 429 when a bound is reached. */
   acquire(req: IncomingMessage): () => void {
-    const client = clientKey(req.socket.remoteAddress);
+    const client = socketClientKey(req.socket);
     const n = this.perClient.get(client) ?? 0;
     if (n >= this.limits.perClient || this.total >= this.limits.perNode) {
       throw new HttpError(429, LtoCode.UNKNOWN, n >= this.limits.perClient ? `at most ${this.limits.perClient} event streams per client` : `this node serves at most ${this.limits.perNode} event streams`);

@@ -16,7 +16,8 @@ export const ADDRESS_VERSION = 1;
  */
 const MAX_CACHED_ADDRESSES = 50_000;
 const addressByKey = new Map<string, string>();
-const validAddresses = new Map<string, ValidAddress>();
+/** Per chain id: address text as given → its validation (a map per chain, so a lookup builds no key). */
+const validAddressesByChain = new Map<number, Map<string, ValidAddress>>();
 
 function remember<V>(cache: Map<string, V>, key: string, value: V): void {
   if (cache.size >= MAX_CACHED_ADDRESSES) cache.delete(cache.keys().next().value!);
@@ -68,8 +69,9 @@ interface ValidAddress {
 const bytesByCanonical = new Map<string, Uint8Array>();
 
 function validate(text: string, chainId: number): ValidAddress | AddressProblem {
-  const key = `${chainId}:${text}`;
-  const known = validAddresses.get(key);
+  let validAddresses = validAddressesByChain.get(chainId);
+  if (validAddresses === undefined) validAddressesByChain.set(chainId, (validAddresses = new Map<string, ValidAddress>()));
+  const known = validAddresses.get(text);
   if (known) return known;
   const stripped = stripAddressPrefix(text);
   // never decode what cannot be an address (base58 decoding is quadratic in the text length)
@@ -80,7 +82,7 @@ function validate(text: string, chainId: number): ValidAddress | AddressProblem 
   if (problem) return problem;
   const valid = { bytes, canonical: base58Encode(bytes) };
   if (text.length <= 64) {
-    remember(validAddresses, key, valid);
+    remember(validAddresses, text, valid);
     remember(bytesByCanonical, valid.canonical, bytes);
   }
   return valid;

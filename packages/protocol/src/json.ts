@@ -55,9 +55,10 @@ const NOT_PLAIN: unique symbol = Symbol("not plain");
 function plainJson(v: unknown, asStrings: boolean, depth = 0): string | undefined | typeof NOT_PLAIN {
   switch (typeof v) {
     case "string":
-      return JSON.stringify(v);
+      return quoteJson(v);
     case "number":
-      return JSON.stringify(v);
+      // JSON.stringify's output for a number, without calling into it
+      return Number.isFinite(v) ? String(v) : "null";
     case "bigint":
       return asStrings ? `"${v}"` : v.toString();
     case "boolean":
@@ -84,7 +85,7 @@ function plainJson(v: unknown, asStrings: boolean, depth = 0): string | undefine
         const item = plainJson((v as Record<string, unknown>)[key], asStrings, depth + 1);
         if (item === NOT_PLAIN) return NOT_PLAIN;
         if (item === undefined) continue;
-        out += (first ? "" : ",") + JSON.stringify(key) + ":" + item;
+        out += (first ? "" : ",") + quoteJson(key) + ":" + item;
         first = false;
       }
       return out + "}";
@@ -92,6 +93,20 @@ function plainJson(v: unknown, asStrings: boolean, depth = 0): string | undefine
     default:
       return undefined;
   }
+}
+
+/**
+ * JSON.stringify of a string. Short strings that need no escape (no `"`, `\\`, control character
+ * or surrogate: addresses, ids, keys) are quoted here; calling JSON.stringify for each string of
+ * an answer cost more than the rest of writing it.
+ */
+function quoteJson(s: string): string {
+  if (s.length > 64) return JSON.stringify(s);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(s);
+  }
+  return `"${s}"`;
 }
 
 /** An integer JSON value (number or bigint) as a bigint; undefined for anything else. */

@@ -3,8 +3,8 @@ import { stringify } from "lossless-json";
 import { parseJson, stringifyJson } from "../src/index.js";
 import { prng } from "../../../test/utils/random.js";
 
-const STRINGS = ["", "a", 'quote " and \\ backslash', "line\nbreak\ttab", "\u0000\u001f control", "ünïcödé 😀", "\ud800 lone surrogate", "</script>", "1"];
-const NUMBERS = [0, -0, 1, -1, 0.5, 1e21, 1e-7, 2 ** 53 - 1, -(2 ** 53) + 1, Number.MAX_VALUE, Number.MIN_VALUE, NaN, Infinity];
+const STRINGS = ["", "a", 'quote " and \\ backslash', "line\nbreak\ttab", "\u0000\u001f control", "ünïcödé 😀", "\ud800 lone surrogate", "</script>", "1", "\u007f del \u2028 \u2029", "\udc00", "3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW", "x".repeat(64), "y".repeat(65) + '"', "z".repeat(80)];
+const NUMBERS = [0, -0, 1, -1, 0.5, 1e21, 1e-7, 2 ** 53 - 1, -(2 ** 53) + 1, Number.MAX_VALUE, Number.MIN_VALUE, NaN, Infinity, -Infinity, 123.456, -1e-300, 1e300];
 const BIGINTS = [0n, -1n, 2n ** 63n - 1n, -(2n ** 63n), 10n ** 40n];
 
 function randomValue(r: () => number, depth: number): unknown {

@@ -248,7 +248,13 @@ export class Ledger {
     const h = Math.min(Math.floor(atHeight), this.tip);
     if (h < 1) return 0n;
     const rec = this.memory.accounts.get(address);
-    return rec ? rec.history.minEffective(Math.max(1, h - this.config.generatingBalanceWindow + 1), h) : 0n;
+    if (rec === undefined) return 0n;
+    const tip = this.tipHeader!;
+    const memo = h === this.tip ? rec.generatingAtTip : undefined;
+    if (memo !== undefined && memo.tip === tip) return memo.value;
+    const value = rec.history.minEffective(Math.max(1, h - this.config.generatingBalanceWindow + 1), h);
+    if (h === this.tip) rec.generatingAtTip = { tip, value };
+    return value;
   }
 
   /**

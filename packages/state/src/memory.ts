@@ -11,6 +11,12 @@ export class AccountRecord implements AccountState {
   leaseIn = 0n;
   leaseOut = 0n;
   readonly history = new BalanceHistory();
+  /**
+   * The generating balance at the tip, remembered for the tip it was worked out at (the ledger's
+   * tip header object: the same object means the same chain, so the same state). Balance reads
+   * and the generator ask for it many times a block; it reads the history's typed arrays.
+   */
+  generatingAtTip: { readonly tip: object; readonly value: bigint } | undefined = undefined;
   constructor(
     readonly address: string,
     /** 26-byte address, the key suffix in LevelDB. */
