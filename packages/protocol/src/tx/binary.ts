@@ -17,7 +17,7 @@
 import { KEY_TYPE_BY_BYTE, KEY_TYPE_BYTE, PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, concatBytes, equalBytes, uint16BE, uint32BE } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "../errors.js";
 import { parseTxBody } from "./bodyDecode.js";
-import { buildTx, createGenesisTx, makeSponsor, withProofs } from "./create.js";
+import { buildTx, createGenesisTx, makeSponsor } from "./create.js";
 import { ByteReader } from "./reader.js";
 import { TxType, type SignedTx, type Sponsor, type Transaction, type UnsignedTxFields } from "./types.js";
 
@@ -148,9 +148,8 @@ function decodeTxBytes(bytes: Uint8Array, chainId: number, owned: boolean): Tran
     if (!equalBytes(genesis.body, body)) throw malformed("non-canonical genesis body");
     return genesis;
   }
-  const tx = buildTx(fields, chainId, false, body);
   const sponsor = sponsorKey && makeSponsor(sponsorKey.keyType, sponsorKey.publicKey, chainId, false);
-  const out = withProofs(tx, sponsor, proofs, false);
+  const out = buildTx(fields, chainId, false, body, { sponsor, proofs });
   // what encodeTx would produce: the format has one encoding per transaction
   encodings.set(out, own);
   return out;

@@ -55,7 +55,7 @@ function readAnchors(value: unknown, copy: boolean): readonly Uint8Array[] {
  * on every transaction they decode). The body and the byte fields parsed from it are kept as they
  * are, not copied: decodeTx hands over views into its own copy of the encoding.
  */
-export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: boolean, parsedBody?: Uint8Array): SignedTx {
+export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: boolean, parsedBody?: Uint8Array, signed?: Signatures): SignedTx {
   checkChainId(chainId);
   const type = fields?.type as number;
   if (type === TxType.Genesis || !Object.hasOwn(TX_VERSIONS, type)) {
@@ -74,39 +74,71 @@ export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: bool
   if (version !== 3 && senderKeyType !== "ed25519") {
     throw new AnchordError(ErrorCode.INVALID_PUBLIC_KEY, `${senderKeyType} keys need transaction version 3`, { version });
   }
-  const base = {
-    version,
-    chainId,
-    timestamp: checkTimestamp(fields.timestamp),
-    fee: checkFee(fields.fee),
-    senderKeyType,
-    senderPublicKey: checkPublicKey(senderKeyType, fields.senderPublicKey, "senderPublicKey", onCurve, copy),
-  };
+  const timestamp = checkTimestamp(fields.timestamp);
+  const fee = checkFee(fields.fee);
+  const senderPublicKey = checkPublicKey(senderKeyType, fields.senderPublicKey, "senderPublicKey", onCurve, copy);
+  // each type's object written out whole, in the field order of the types (no spreads: building a
+  // transaction is on every decode)
   let tx: TxBodyFields;
   switch (fields.type) {
     case TxType.Transfer:
       tx = {
         type: TxType.Transfer,
-        ...base,
+        version,
+        chainId,
+        timestamp,
+        fee,
+        senderKeyType,
+        senderPublicKey,
         recipient: checkAddress(fields.recipient, chainId, "recipient"),
         amount: checkAmount(fields.amount),
         attachment: checkBytes(fields.attachment ?? new Uint8Array(0), MAX_U16, "attachment", ErrorCode.INVALID_FIELD, copy),
       };
       break;
     case TxType.Lease:
-      tx = { type: TxType.Lease, ...base, recipient: checkAddress(fields.recipient, chainId, "recipient"), amount: checkAmount(fields.amount) };
+      tx = {
+        type: TxType.Lease,
+        version,
+        chainId,
+        timestamp,
+        fee,
+        senderKeyType,
+        senderPublicKey,
+        recipient: checkAddress(fields.recipient, chainId, "recipient"),
+        amount: checkAmount(fields.amount),
+      };
       break;
     case TxType.CancelLease:
-      tx = { type: TxType.CancelLease, ...base, leaseId: base58Encode(checkBase58(fields.leaseId, 32, "leaseId")) };
+      tx = { type: TxType.CancelLease, version, chainId, timestamp, fee, senderKeyType, senderPublicKey, leaseId: base58Encode(checkBase58(fields.leaseId, 32, "leaseId")) };
       break;
     case TxType.Anchor:
-      tx = { type: TxType.Anchor, ...base, anchors: readAnchors(fields.anchors, copy) };
+      tx = { type: TxType.Anchor, version, chainId, timestamp, fee, senderKeyType, senderPublicKey, anchors: readAnchors(fields.anchors, copy) };
       break;
   }
   const body = parsedBody === undefined ? txBody(tx) : parsedBody;
-  const sender = addressFromPublicKey(base.senderPublicKey, chainId);
-  return Object.freeze({ ...tx, sender, sponsor: undefined, proofs: Object.freeze([]), body, id: idOf(body) }) as SignedTx;
+  if (signed?.sponsor && version !== 3) {
+    throw new AnchordError(ErrorCode.UNSUPPORTED_VERSION, "only version 3 transactions can be sponsored", { version });
+  }
+  const out = tx as Mutable<SignedTx>;
+  out.sender = addressFromPublicKey(senderPublicKey, chainId);
+  out.sponsor = signed?.sponsor;
+  out.proofs = signed === undefined || signed.proofs.length === 0 ? NO_PROOFS : Object.freeze(signed.proofs);
+  out.body = body;
+  out.id = idOf(body);
+  return Object.freeze(out);
 }
+
+/** A transaction's sponsor and proofs, for buildTx to build a signed transaction in one go (decodeTx). */
+export interface Signatures {
+  readonly sponsor: Sponsor | undefined;
+  /** Kept as they are, not copied; the array is frozen and becomes the transaction's. */
+  readonly proofs: Uint8Array[];
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The proofs of every unsigned transaction (one frozen empty array). */
+const NO_PROOFS: readonly Uint8Array[] = Object.freeze([]);
 
 /** An unsigned transaction (proofs = []) for a node on `chainId`; throws AnchordError on bad shapes. */
 export function createTx(fields: UnsignedTxFields, chainId: number): SignedTx {
