@@ -17,7 +17,8 @@
  *   any work is done for that request.
  *
  * Answer bytes count from the moment an answer is handed to the response until the response
- * finishes (its last byte left for the kernel) or its socket closes.
+ * closes: just after it finished (its last byte left for the kernel), or when its socket closed.
+ * Each admitted answer holds one ticket (its place, cost and bytes), given back then.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
@@ -142,7 +143,7 @@ export class AnswerGuard {
 
   /**
    * Reserves `bytes` of answer for the ticket's response: false (and its socket closed) when that
-   * would pass a bound. Released when the response finishes or its socket closes.
+   * would pass a bound. Released when the response closes.
    */
   reserve(t: Ticket, bytes: number): boolean {
     const s = t.state;

@@ -237,6 +237,11 @@ export class TxPool {
     if (puts.length) await this.write(puts);
   }
 
+  /** Whether transactions are stashed, waiting for the next afterLedgerChange. */
+  hasStashed(): boolean {
+    return this.stashed.size > 0;
+  }
+
   /** The stashed transactions' sequence numbers, handed over once (admission readmits or deletes them). */
   takeStashed(): Map<string, bigint> {
     const out = this.stashed;

@@ -1,0 +1,61 @@
+/**
+ * Admission after a block applied on the tip (TxAdmission.recheckInPlace): what the block included
+ * leaves the pool, what no longer applies leaves too, the rest stays in its place, in memory and in
+ * the store; and the chain lookups it skips while rechecking are back for the next admission.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { AnchordError, TOKEN, type SignedTx } from "@anchord/protocol";
+import { nextBlock as forgeNext } from "../../../test/utils/forge.js";
+import { Node } from "../src/node.js";
+import { silentLogger } from "../src/logger.js";
+import { acct, cleanup, genesisFor, signed, tempDir, type Acct } from "./helpers.js";
+
+const nextBlock = (node: Node, generator: Acct, transactions: readonly SignedTx[]) => forgeNext(node, [generator.kp], transactions);
+
+afterEach(cleanup);
+
+const gen = acct("block generator");
+const alice = acct("block alice");
+const bob = acct("block bob");
+const carol = acct("block carol");
+const FEE = 100_000_000n;
+
+describe("admission after a block on the tip", () => {
+  it("drops the included and what no longer applies, keeps the rest in order, in memory and in the store", async () => {
+    const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 100n], [bob, 100n]]), timestamp: Date.now() - 3_600_000 };
+    const dataDir = join(tempDir(), "n");
+    const start = () => Node.start({ dataDir, genesis, api: false, p2p: false, generate: false, walletSeeds: [] }, silentLogger());
+    let node = await start();
+    try {
+      const t = Date.now();
+      // pooled: alice pays carol twice (60 + 30 of her 100), bob pays carol once
+      const a1 = signed(alice, { type: 4, fee: FEE, recipient: carol.address, amount: 60n * TOKEN, timestamp: t });
+      const b1 = signed(bob, { type: 4, fee: FEE, recipient: carol.address, amount: 10n * TOKEN, timestamp: t + 1 });
+      const a2 = signed(alice, { type: 4, fee: FEE, recipient: carol.address, amount: 30n * TOKEN, timestamp: t + 2 });
+      const b2 = signed(bob, { type: 4, fee: FEE, recipient: carol.address, amount: 20n * TOKEN, timestamp: t + 3 });
+      for (const tx of [a1, b1, a2, b2]) await node.submit(tx);
+      // a block from elsewhere: a1, and alice spending 35 more, which leaves her 3 tokens: a2 (30) no longer applies
+      const spend = signed(alice, { type: 4, fee: FEE, recipient: gen.address, amount: 35n * TOKEN, timestamp: t + 4 });
+      expect((await node.chain.processBlock(nextBlock(node, gen, [a1, spend]), "gossip")).status).toBe("applied");
+      expect(node.pool.all().map((x) => x.id)).toEqual([b1.id, b2.id]);
+      // selection and further admission work on the rebuilt state: bob has 100 − 10 − 20 − fees
+      expect(node.pool.select(10, Date.now()).map((x) => x.id)).toEqual([b1.id, b2.id]);
+      const tooMuch = signed(bob, { type: 4, fee: FEE, recipient: carol.address, amount: 70n * TOKEN, timestamp: t + 5 });
+      await expect(node.submit(tooMuch)).rejects.toMatchObject({ code: "INSUFFICIENT_FUNDS" });
+      // the chain is looked up again once the recheck is over: a transaction of the block is refused
+      const again = await node.submit(spend).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(again).toBeInstanceOf(AnchordError);
+      expect((again as AnchordError).code).toBe("ALREADY_IN_CHAIN");
+      // the store agrees: a restart finds the same pool, in the same order
+      await node.stop();
+      node = await start();
+      expect(node.pool.all().map((x) => x.id)).toEqual([b1.id, b2.id]);
+    } finally {
+      await node.stop();
+    }
+  });
+});
