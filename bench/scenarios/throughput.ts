@@ -63,6 +63,9 @@ export async function confirmedThroughput(input: ThroughputInput): Promise<{ thr
   const startHeight = (await status(devnet.nodes[0]!)).blockchainHeight;
   const rss = sampleRss(devnet.nodes.map((n) => n.child.pid!));
   let next = 0;
+  const retries: number[] = [];
+  let retried = 0;
+  let ranOut = false;
   const t0 = Date.now();
   const pids = devnet.nodes.map((n) => n.child.pid!);
   let cpuAtWindow: number[] = [];
@@ -83,7 +86,23 @@ export async function confirmedThroughput(input: ThroughputInput): Promise<{ thr
     concurrency: input.concurrency,
     durationMs: input.warmupMs + input.windowMs,
     ratePerSecond: input.ratePerSecond,
-    next: () => (next < requests.length ? { bytes: requests[next++]!, tag: 0 } : undefined),
+    next: () => {
+      if (next < requests.length) {
+        const i = next++;
+        return { bytes: requests[i]!, tag: i };
+      }
+      const i = retries[retried++];
+      if (i === undefined) {
+        ranOut = true;
+        return undefined;
+      }
+      return { bytes: requests[i]!, tag: i };
+    },
+    // a transaction refused while the pools are full (503) is offered again after the fresh ones,
+    // as a client would retry it: the signed transactions last the whole window
+    onResponse: (res, tag) => {
+      if (res.status === 503) retries.push(tag);
+    },
   });
   clearTimeout(windowTimer);
   const poolsAtEnd = await pools();
@@ -163,7 +182,8 @@ export async function confirmedThroughput(input: ThroughputInput): Promise<{ thr
       acknowledgedPerSecond: round((load.ok * 1000) / load.elapsedMs),
       statuses: load.statuses,
       errorSamples: load.errorSamples,
-      ranOutOfSignedTxs: next >= requests.length,
+      ranOutOfSignedTxs: ranOut,
+      retriedAfter503: retried,
       // CPU spent in the window (all threads), per transaction acknowledged in it: robust to other load on the machine
       nodeCpuMsInWindow: nodeCpuMs.map((x) => round(x)),
       nodeThreadCpuMsInWindow: threadCpu,
