@@ -136,6 +136,9 @@ export class TxAdmission {
       try {
         if (this.storageFailure) throw this.storageFailure;
         this.screen(tx);
+        // a full pool refuses what does not outbid its cheapest before any signature is checked:
+        // a flood at the minimum fee (or with bad signatures) then costs no verification each
+        this.outbids(tx, encodedTx(tx));
         todo.push(i);
       } catch (e) {
         out[i] = asError(e);
@@ -195,10 +198,7 @@ export class TxAdmission {
    */
   private makeRoom(tx: SignedTx, bytes: Uint8Array, ops: StoreOp[], evicted: SignedTx[]): void {
     applyTx(createOverlay(this.overlay), tx, this.context);
-    const victim = this.pool.cheapest();
-    if (!victim || victim.feePerByte >= Number(tx.fee) / bytes.length) {
-      throw new AnchordError(ErrorCode.POOL_FULL, `transaction pool is full (${this.pool.maxSize}); raise the fee to replace pooled transactions`);
-    }
+    const victim = this.outbids(tx, bytes)!;
     this.pool.remove(victim.tx.id);
     ops.push({ type: "del", seq: victim.seq });
     evicted.push(victim.tx);
@@ -206,6 +206,19 @@ export class TxAdmission {
       ops.push({ type: "del", seq: e.seq });
       evicted.push(e.tx);
     }
+  }
+
+  /**
+   * When the pool is full: the cheapest pooled entry, which `tx` (encoded as `bytes`) pays more per
+   * byte than, or POOL_FULL. Undefined while there is room.
+   */
+  private outbids(tx: SignedTx, bytes: Uint8Array): PoolEntry | undefined {
+    if (!this.pool.full) return undefined;
+    const victim = this.pool.cheapest();
+    if (!victim || victim.feePerByte >= Number(tx.fee) / bytes.length) {
+      throw new AnchordError(ErrorCode.POOL_FULL, `transaction pool is full (${this.pool.maxSize}); raise the fee to replace pooled transactions`);
+    }
+    return victim;
   }
 
   /** Applies the pooled transactions anew on the ledger's state; removes (and returns) those that no longer apply. */

@@ -51,6 +51,12 @@ describe("Admission and the pool", () => {
     await admission.add(mid);
     const low = signed(carol, { type: 4, fee: FEE, recipient: alice.address, amount: 1n });
     await expect(admission.add(low)).rejects.toSatisfy((e) => code(e) === "POOL_FULL");
+    // refused before its signature is checked: a forged one that does not outbid is POOL_FULL (no
+    // verification spent on it); a forged one that would outbid is checked, and refused for it
+    const forgedLow = { ...low, proofs: [new Uint8Array(64)] };
+    await expect(admission.add(forgedLow)).rejects.toSatisfy((e) => code(e) === "POOL_FULL");
+    const forgedRich = { ...signed(carol, { type: 4, fee: 3n * FEE, recipient: alice.address, amount: 3n }), proofs: [new Uint8Array(64)] };
+    await expect(admission.add(forgedRich)).rejects.toSatisfy((e) => code(e) === "INVALID_SIGNATURE");
     const rich = signed(carol, { type: 4, fee: 3n * FEE, recipient: alice.address, amount: 2n });
     expect(await admission.add(rich)).toBe("added");
     expect(new Set(admission.pool.all().map((t) => t.id))).toEqual(new Set([mid.id, rich.id]));
