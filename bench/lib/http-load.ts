@@ -37,6 +37,8 @@ export interface LoadOptions<T> {
   readonly durationMs: number;
   /** Called for every response (status and body) with its latency. */
   readonly onResponse?: (res: Response, tag: T, latencyMs: number) => void;
+  /** How long a connection waits after a response with this status before its next request (a client backing off); default none. */
+  readonly pauseAfterMs?: (status: number) => number;
   /** Open-loop pacing: request k (over all connections) starts no earlier than k / rate seconds in. */
   readonly ratePerSecond?: number;
   /** Abandon a request (and its connection) after this long. Default 30 s. */
@@ -149,7 +151,9 @@ export async function runLoad<T>(opts: LoadOptions<T>): Promise<LoadResult> {
             s.destroy();
             socket = undefined;
           }
-          issue();
+          const pause = opts.pauseAfterMs?.(parsed.status) ?? 0;
+          if (pause > 0) setTimeout(issue, pause);
+          else issue();
         });
         s.on("error", () => undefined);
         s.on("close", () => {

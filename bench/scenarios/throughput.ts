@@ -57,6 +57,9 @@ export async function drain(devnet: Devnet, timeoutMs: number): Promise<void> {
   );
 }
 
+/** How long a load connection waits after a 503 (pools full) before its next request. */
+const RETRY_AFTER_503_MS = 200;
+
 export async function confirmedThroughput(input: ThroughputInput): Promise<{ throughput: ScenarioResult; memory: ScenarioResult; propagation: ScenarioResult }> {
   const { devnet, bodies } = input;
   const requests = bodies.map((b) => buildRequest("POST", "/transactions/broadcast", b));
@@ -99,10 +102,13 @@ export async function confirmedThroughput(input: ThroughputInput): Promise<{ thr
       return { bytes: requests[i]!, tag: i };
     },
     // a transaction refused while the pools are full (503) is offered again after the fresh ones,
-    // as a client would retry it: the signed transactions last the whole window
+    // as a client would retry it: the signed transactions last the whole window; and the
+    // connection that got the 503 backs off first, as a client would (without it, refusals cheaper
+    // than admissions turned the load into a flood of retries)
     onResponse: (res, tag) => {
       if (res.status === 503) retries.push(tag);
     },
+    pauseAfterMs: (status) => (status === 503 ? RETRY_AFTER_503_MS : 0),
   });
   clearTimeout(windowTimer);
   const poolsAtEnd = await pools();
