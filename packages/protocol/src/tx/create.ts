@@ -77,44 +77,26 @@ export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: bool
   const timestamp = checkTimestamp(fields.timestamp);
   const fee = checkFee(fields.fee);
   const senderPublicKey = checkPublicKey(senderKeyType, fields.senderPublicKey, "senderPublicKey", onCurve, copy);
-  // each type's object written out whole, in the field order of the types (no spreads: building a
-  // transaction is on every decode)
-  let tx: TxBodyFields;
+  // the common fields, then each type's own, then the computed ones, added to one object in the
+  // field order of the types (no spreads: building a transaction is on every decode)
+  const fieldsOut: Record<string, unknown> = { type: fields.type, version, chainId, timestamp, fee, senderKeyType, senderPublicKey };
   switch (fields.type) {
     case TxType.Transfer:
-      tx = {
-        type: TxType.Transfer,
-        version,
-        chainId,
-        timestamp,
-        fee,
-        senderKeyType,
-        senderPublicKey,
-        recipient: checkAddress(fields.recipient, chainId, "recipient"),
-        amount: checkAmount(fields.amount),
-        attachment: checkBytes(fields.attachment ?? new Uint8Array(0), MAX_U16, "attachment", ErrorCode.INVALID_FIELD, copy),
-      };
-      break;
     case TxType.Lease:
-      tx = {
-        type: TxType.Lease,
-        version,
-        chainId,
-        timestamp,
-        fee,
-        senderKeyType,
-        senderPublicKey,
-        recipient: checkAddress(fields.recipient, chainId, "recipient"),
-        amount: checkAmount(fields.amount),
-      };
+      fieldsOut["recipient"] = checkAddress(fields.recipient, chainId, "recipient");
+      fieldsOut["amount"] = checkAmount(fields.amount);
+      if (fields.type === TxType.Transfer) {
+        fieldsOut["attachment"] = checkBytes(fields.attachment ?? new Uint8Array(0), MAX_U16, "attachment", ErrorCode.INVALID_FIELD, copy);
+      }
       break;
     case TxType.CancelLease:
-      tx = { type: TxType.CancelLease, version, chainId, timestamp, fee, senderKeyType, senderPublicKey, leaseId: base58Encode(checkBase58(fields.leaseId, 32, "leaseId")) };
+      fieldsOut["leaseId"] = base58Encode(checkBase58(fields.leaseId, 32, "leaseId"));
       break;
     case TxType.Anchor:
-      tx = { type: TxType.Anchor, version, chainId, timestamp, fee, senderKeyType, senderPublicKey, anchors: readAnchors(fields.anchors, copy) };
+      fieldsOut["anchors"] = readAnchors(fields.anchors, copy);
       break;
   }
+  const tx = fieldsOut as unknown as TxBodyFields;
   const body = parsedBody === undefined ? txBody(tx) : parsedBody;
   if (signed?.sponsor && version !== 3) {
     throw new AnchordError(ErrorCode.UNSUPPORTED_VERSION, "only version 3 transactions can be sponsored", { version });
