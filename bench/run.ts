@@ -144,6 +144,10 @@ async function main(): Promise<void> {
       // events-fanout runs the load four times of its own: without, with, with, without its streams
       const throughputRuns = (only.has("confirmed-tx-throughput") ? 1 : 0) + (only.has("events-fanout") ? 4 : 0);
       const throughputTxs = perThroughputRun * throughputRuns;
+      // The load's pacing: --rate, or in smoke mode its few thousand transactions spread over the
+      // warm-up and the window. Unpaced, a smoke run's load could be all admitted (and confirmed)
+      // within the warm-up, leaving the window without a transaction.
+      const throughputRate = values.rate ? Number(values.rate) : cfg.mode === "smoke" ? Math.ceil((perThroughputRun * 1000) / (cfg.throughputWarmupMs + cfg.throughputWindowMs)) : undefined;
       const propagationRate = Math.round((cfg.propagationTxsPerBlock * 1000) / cfg.blockDelayMs);
       const propagationTxs = only.has("block-propagation") ? Math.ceil((propagationRate * cfg.propagationWindowMs) / 1000) + 1000 : 0;
       log(`signing ${throughputTxs + propagationTxs} transfers from ${from.length} senders…`);
@@ -163,7 +167,7 @@ async function main(): Promise<void> {
               windowMs: cfg.throughputWindowMs,
               concurrency: cfg.throughputConcurrency,
               verifyLimit: { before, after: () => verifyLimit("after confirmed-tx-throughput") },
-              ratePerSecond: values.rate ? Number(values.rate) : undefined,
+              ratePerSecond: throughputRate,
             });
             r.throughput.details["verifyPerSecondByLibrary"] = verifyByLibrary("before confirmed-tx-throughput", "after confirmed-tx-throughput");
             return [r.throughput, r.memory, r.propagation];
@@ -177,7 +181,7 @@ async function main(): Promise<void> {
             const before = await verifyLimit("before an events-fanout load");
             const r = await confirmedThroughput({
               devnet, bodies: slice, warmupMs: cfg.throughputWarmupMs, windowMs: cfg.throughputWindowMs, concurrency: cfg.throughputConcurrency,
-              verifyLimit: { before, after: () => verifyLimit("after an events-fanout load") }, ratePerSecond: values.rate ? Number(values.rate) : undefined,
+              verifyLimit: { before, after: () => verifyLimit("after an events-fanout load") }, ratePerSecond: throughputRate,
             });
             return r.throughput;
           };
