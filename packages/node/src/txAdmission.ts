@@ -138,7 +138,7 @@ export class TxAdmission {
         this.screen(tx);
         // a full pool refuses what does not outbid its cheapest before any signature is checked:
         // a flood at the minimum fee (or with bad signatures) then costs no verification each
-        this.outbids(tx, encodedTx(tx));
+        this.outbids(tx);
         todo.push(i);
       } catch (e) {
         out[i] = asError(e);
@@ -157,7 +157,7 @@ export class TxAdmission {
         if (!valid[k]) throw badSignature();
         if (this.storageFailure) throw this.storageFailure;
         const bytes = encodedTx(tx);
-        if (this.pool.full) this.makeRoom(tx, bytes, ops, evicted);
+        if (this.pool.full) this.makeRoom(tx, ops, evicted);
         applyTx(this.overlay, tx, this.context); // changes nothing when it throws
         const seq = this.pool.nextSeq();
         added.push(this.pool.insert(tx, seq, bytes));
@@ -196,9 +196,9 @@ export class TxAdmission {
    * which then leaves with whatever depended on it. Throws (POOL_FULL, or the rule `tx` breaks)
    * before evicting anything.
    */
-  private makeRoom(tx: SignedTx, bytes: Uint8Array, ops: StoreOp[], evicted: SignedTx[]): void {
+  private makeRoom(tx: SignedTx, ops: StoreOp[], evicted: SignedTx[]): void {
     applyTx(createOverlay(this.overlay), tx, this.context);
-    const victim = this.outbids(tx, bytes)!;
+    const victim = this.outbids(tx)!;
     this.pool.remove(victim.tx.id);
     ops.push({ type: "del", seq: victim.seq });
     evicted.push(victim.tx);
@@ -209,13 +209,13 @@ export class TxAdmission {
   }
 
   /**
-   * When the pool is full: the cheapest pooled entry, which `tx` (encoded as `bytes`) pays more per
-   * byte than, or POOL_FULL. Undefined while there is room.
+   * When the pool is full: the cheapest pooled entry, which `tx` pays more per byte of its encoding
+   * than, or POOL_FULL. Undefined while there is room.
    */
-  private outbids(tx: SignedTx, bytes: Uint8Array): PoolEntry | undefined {
+  private outbids(tx: SignedTx): PoolEntry | undefined {
     if (!this.pool.full) return undefined;
     const victim = this.pool.cheapest();
-    if (!victim || victim.feePerByte >= Number(tx.fee) / bytes.length) {
+    if (!victim || victim.feePerByte >= Number(tx.fee) / encodedTx(tx).length) {
       throw new AnchordError(ErrorCode.POOL_FULL, `transaction pool is full (${this.pool.maxSize}); raise the fee to replace pooled transactions`);
     }
     return victim;

@@ -96,18 +96,16 @@ export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: bool
       fieldsOut["anchors"] = readAnchors(fields.anchors, copy);
       break;
   }
-  const tx = fieldsOut as unknown as TxBodyFields;
-  const body = parsedBody === undefined ? txBody(tx) : parsedBody;
+  const body = parsedBody === undefined ? txBody(fieldsOut as unknown as TxBodyFields) : parsedBody;
   if (signed?.sponsor && version !== 3) {
     throw new AnchordError(ErrorCode.UNSUPPORTED_VERSION, "only version 3 transactions can be sponsored", { version });
   }
-  const out = tx as Mutable<SignedTx>;
-  out.sender = addressFromPublicKey(senderPublicKey, chainId);
-  out.sponsor = signed?.sponsor;
-  out.proofs = signed === undefined || signed.proofs.length === 0 ? NO_PROOFS : Object.freeze(signed.proofs);
-  out.body = body;
-  out.id = idOf(body);
-  return Object.freeze(out);
+  fieldsOut["sender"] = addressFromPublicKey(senderPublicKey, chainId);
+  fieldsOut["sponsor"] = signed?.sponsor;
+  fieldsOut["proofs"] = signed === undefined || signed.proofs.length === 0 ? NO_PROOFS : Object.freeze(signed.proofs);
+  fieldsOut["body"] = body;
+  fieldsOut["id"] = idOf(body);
+  return Object.freeze(fieldsOut) as unknown as SignedTx;
 }
 
 /** A transaction's sponsor and proofs, for buildTx to build a signed transaction in one go (decodeTx). */
@@ -116,8 +114,6 @@ export interface Signatures {
   /** Kept as they are, not copied; the array is frozen and becomes the transaction's. */
   readonly proofs: Uint8Array[];
 }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The proofs of every unsigned transaction (one frozen empty array). */
 const NO_PROOFS: readonly Uint8Array[] = Object.freeze([]);
@@ -133,15 +129,12 @@ export function makeSponsor(keyType: KeyType, publicKey: Uint8Array, chainId: nu
   return Object.freeze({ keyType, publicKey: pk, address: addressFromPublicKey(pk, chainId) });
 }
 
-/**
- * A new frozen copy of `tx` with the given sponsor and proofs (sponsors need version 3). The proofs
- * are copied, or kept as they are with `copy = false` (decodeTx's views into its own bytes).
- */
-export function withProofs<T extends SignedTx>(tx: T, sponsor: Sponsor | undefined, proofs: readonly Uint8Array[], copy = true): T {
+/** A new frozen copy of `tx` with the given sponsor and proofs (copied; sponsors need version 3). */
+export function withProofs<T extends SignedTx>(tx: T, sponsor: Sponsor | undefined, proofs: readonly Uint8Array[]): T {
   if (sponsor && tx.version !== 3) {
     throw new AnchordError(ErrorCode.UNSUPPORTED_VERSION, "only version 3 transactions can be sponsored", { version: tx.version });
   }
-  const out: T = { ...tx, sponsor, proofs: Object.freeze(copy ? proofs.map((p) => Uint8Array.from(p)) : [...proofs]) };
+  const out: T = { ...tx, sponsor, proofs: Object.freeze(proofs.map((p) => Uint8Array.from(p))) };
   return Object.freeze(out);
 }
 
