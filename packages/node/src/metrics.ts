@@ -6,7 +6,14 @@ export class NodeMetrics {
   readonly height = new Gauge({ name: "anchord_height", help: "Height of the local chain", registers: [this.registry] });
   readonly score = new Gauge({ name: "anchord_score", help: "Cumulative chain score (as a float)", registers: [this.registry] });
   readonly peers = new Gauge({ name: "anchord_peers", help: "Connected peers", registers: [this.registry] });
-  readonly poolSize = new Gauge({ name: "anchord_pool_size", help: "Transactions in the pool", registers: [this.registry] });
+  /** Read at each scrape (the node sets it): the pool changes with every admission, not only with blocks. */
+  poolSizeOf: () => number = () => 0;
+  readonly poolSize: Gauge = new Gauge({
+    name: "anchord_pool_size",
+    help: "Transactions in the pool",
+    registers: [this.registry],
+    collect: (): void => this.poolSize.set(this.poolSizeOf()),
+  });
   readonly syncLag = new Gauge({ name: "anchord_sync_lag_blocks", help: "Blocks behind the best known peer", registers: [this.registry] });
   readonly blocksMade = new Counter({ name: "anchord_blocks_forged_total", help: "Blocks forged by this node", registers: [this.registry] });
   readonly blocksReceived = new Counter({ name: "anchord_blocks_received_total", help: "Blocks applied from peers", labelNames: ["source"], registers: [this.registry] });
@@ -14,7 +21,7 @@ export class NodeMetrics {
   readonly reorgs = new Counter({ name: "anchord_reorgs_total", help: "Chain reorganisations", registers: [this.registry] });
   readonly blockApplySeconds = new Histogram({
     name: "anchord_block_apply_seconds",
-    help: "Time to validate and apply a block",
+    help: "Time to check a block's signatures and write it to the ledger (applied blocks; fork switches not counted)",
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
     registers: [this.registry],
   });

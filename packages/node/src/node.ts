@@ -79,6 +79,7 @@ export class Node {
       const admission = await TxAdmission.open(ledger, { dir: join(opts.dataDir, "pool"), maxSize: opts.poolMaxSize ?? defaultNodeOptions.poolMaxSize }, log.child({ module: "pool" }));
       const chain = new Chain(ledger, admission, log.child({ module: "chain" }));
       const metrics = new NodeMetrics();
+      metrics.poolSizeOf = () => admission.pool.size;
       const journal = await AnchorJournal.open(join(opts.dataDir, "anchor-journal"));
       const anchoring = new AnchorBatcher(ledger, admission, wallet, journal, (fn) => chain.exclusive(fn), log.child({ module: "anchoring" }), undefined, undefined, opts.anchorAccount);
       node = new Node(opts, log, ledger, wallet, admission, chain, metrics, anchoring);
@@ -119,11 +120,15 @@ export class Node {
     this.updateGauges();
     chain.on(chainEventSource(this.events, ledger));
     chain.on({
-      onApplied: (block, height, source) => {
+      onApplied: (block, height, source, applyMs) => {
+        if (applyMs > 0) metrics.blockApplySeconds.observe(applyMs / 1000);
         if (source === "local") metrics.blocksMade.inc();
         else {
           metrics.blocksReceived.inc({ source });
-          logger.info({ height, id: block.id, txs: block.transactions.length, timestamp: block.timestamp, generator: addressFromPublicKey(block.generator, ledger.config.chainIdByte), source }, "Block applied");
+          logger.info(
+            { height, id: block.id, txs: block.transactions.length, timestamp: block.timestamp, generator: addressFromPublicKey(block.generator, ledger.config.chainIdByte), source, applyMs },
+            "Block applied",
+          );
         }
         metrics.txsApplied.inc(block.transactions.length);
         this.updateGauges();
@@ -241,14 +246,12 @@ export class Node {
     const m = this.metrics;
     m.height.set(this.ledger.height);
     m.score.set(Number(this.ledger.score));
-    m.poolSize.set(this.pool.size);
     m.peers.set(this.network?.connectedPeers().length ?? 0);
   }
 
   /** Admits a locally submitted transaction (API, wallet) and gossips it once. */
   async submit(tx: SignedTx): Promise<void> {
     const result = await this.writing(() => this.admission.add(tx));
-    this.metrics.poolSize.set(this.pool.size);
     if (result === "added") this.queueGossip(tx);
   }
 

@@ -1,7 +1,8 @@
 /**
  * Admission after a block applied on the tip (TxAdmission.recheckInPlace): what the block included
  * leaves the pool, what no longer applies leaves too, the rest stays in its place, in memory and in
- * the store; and the chain lookups it skips while rechecking are back for the next admission.
+ * the store; and the chain lookups it skips while rechecking are back for the next admission. The
+ * chain's listeners hear of the block before that recheck, and nothing else runs in between.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
@@ -37,7 +38,19 @@ describe("admission after a block on the tip", () => {
       for (const tx of [a1, b1, a2, b2]) await node.submit(tx);
       // a block from elsewhere: a1, and alice spending 35 more, which leaves her 3 tokens: a2 (30) no longer applies
       const spend = signed(alice, { type: 4, fee: FEE, recipient: gen.address, amount: 35n * TOKEN, timestamp: t + 4 });
+      // listeners are told as soon as the ledger holds the block, the pool not yet rechecked; the
+      // first task that runs after them (here a macrotask queued by the listener) sees it rechecked
+      const seen: { height: number; pooled: string[]; applyMs: number }[] = [];
+      let afterListener: Promise<string[]> | undefined;
+      node.chain.on({
+        onApplied: (_block, height, _source, applyMs) => {
+          seen.push({ height, pooled: node.pool.all().map((x) => x.id), applyMs });
+          afterListener = new Promise((resolve) => setImmediate(() => resolve(node.pool.all().map((x) => x.id))));
+        },
+      });
       expect((await node.chain.processBlock(nextBlock(node, gen, [a1, spend]), "gossip")).status).toBe("applied");
+      expect(seen).toEqual([{ height: 2, pooled: [a1.id, b1.id, a2.id, b2.id], applyMs: expect.any(Number) }]);
+      expect(await afterListener).toEqual([b1.id, b2.id]);
       expect(node.pool.all().map((x) => x.id)).toEqual([b1.id, b2.id]);
       // selection and further admission work on the rebuilt state: bob has 100 − 10 − 20 − fees
       expect(node.pool.select(10, Date.now()).map((x) => x.id)).toEqual([b1.id, b2.id]);
