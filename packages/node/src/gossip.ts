@@ -6,9 +6,10 @@
  *
  * Transaction batch message: count(u16) ‖ {length(u32) ‖ signed tx bytes}*.
  */
-import { AnchordError, ErrorCode, decodeBlock, decodeTx, encodedTx, isAnchordError, isSignedTx, peerAction, type SignedTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, decodeBlock, decodeTx, encodedTx, isAnchordError, isSignedTx, peerAction, type Block, type SignedTx } from "@anchord/protocol";
 import type { GossipVerdict } from "@anchord/network";
 import type { Chain } from "./chain.js";
+import { OrphanBlocks } from "./orphans.js";
 import type { TxAdmission } from "./txAdmission.js";
 import type { Logger } from "./logger.js";
 
@@ -82,13 +83,19 @@ export interface GossipStats {
 
 export class GossipHandler {
   readonly stats: GossipStats = { txAccepted: 0, txRejected: 0, txRejectedCodes: {}, blocksRejected: 0 };
+  /** Blocks that came before their parent, tried again as the chain moves (orphans.ts). */
+  private readonly orphans = new OrphanBlocks();
+  private retryScheduled = false;
 
+  /** `onOrphan`: a block from this peer had an unknown parent (the node syncs with it). */
   constructor(
     private readonly chain: Chain,
     private readonly admission: TxAdmission,
     private readonly onOrphan: (peerId: string) => void,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    chain.on({ onApplied: () => this.retryOrphans(), onReorg: () => this.retryOrphans() });
+  }
 
   async onTxMessage(data: Uint8Array, from: string): Promise<GossipVerdict> {
     let txs: SignedTx[];
@@ -128,9 +135,27 @@ export class GossipHandler {
       this.stats.blocksRejected++;
       return "reject";
     }
+    return this.processBlock(block, from);
+  }
+
+  /** Tries the held orphans whose parent the chain now has (after each block applied or fork switch). */
+  private retryOrphans(): void {
+    if (this.orphans.size === 0 || this.retryScheduled) return;
+    this.retryScheduled = true;
+    // not inside the chain's listener call: the chain has not rechecked its pool yet
+    setImmediate(() => {
+      this.retryScheduled = false;
+      const ledger = this.chain.ledger;
+      // a block invalid now is only logged and counted: its message was answered "ignore" already
+      for (const o of this.orphans.takeConnected((parentId) => ledger.heightOf(parentId) !== undefined, Date.now())) void this.processBlock(o.block, o.from);
+    });
+  }
+
+  private async processBlock(block: Block, from: string): Promise<GossipVerdict> {
     try {
       const r = await this.chain.processBlock(block, "gossip");
       if (r.status === "orphan") {
+        this.orphans.add(block, from, Date.now());
         this.onOrphan(from);
         return "ignore";
       }
