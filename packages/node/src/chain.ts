@@ -25,10 +25,10 @@ export type ProcessResult =
 export interface ChainEvents {
   /**
    * The block is on the chain (`applyMs`: its signatures checked and the ledger written, not
-   * counting consensus checks or the wait for the chain's lock; 0 after a fork switch). Runs
-   * before the pool is rechecked for it: listeners must not read the pool.
+   * counting consensus checks or the wait for the chain's lock; undefined for the blocks of a
+   * fork switch). Runs before the pool is rechecked for it: listeners must not read the pool.
    */
-  onApplied?(block: Block, height: number, source: BlockSource, applyMs: number): void;
+  onApplied?(block: Block, height: number, source: BlockSource, applyMs: number | undefined): void;
   onReorg?(info: { fromHeight: number; commonHeight: number; toHeight: number; dropped: number }): void;
   /** Transactions of dropped blocks that went back into the pool (to be gossiped again). */
   onReturned?(txs: readonly SignedTx[]): void;
@@ -211,7 +211,7 @@ export class Chain {
       l.onReorg?.(info);
       if (returned.length) l.onReturned?.(returned);
       let h = commonHeight;
-      for (const b of blocks) l.onApplied?.(b, ++h, source, 0);
+      for (const b of blocks) l.onApplied?.(b, ++h, source, undefined);
     }
   }
 }

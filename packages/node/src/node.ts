@@ -121,7 +121,7 @@ export class Node {
     chain.on(chainEventSource(this.events, ledger));
     chain.on({
       onApplied: (block, height, source, applyMs) => {
-        if (applyMs > 0) metrics.blockApplySeconds.observe(applyMs / 1000);
+        if (applyMs !== undefined) metrics.blockApplySeconds.observe(applyMs / 1000);
         if (source === "local") metrics.blocksMade.inc();
         else {
           metrics.blocksReceived.inc({ source });

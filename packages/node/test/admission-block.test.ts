@@ -40,7 +40,7 @@ describe("admission after a block on the tip", () => {
       const spend = signed(alice, { type: 4, fee: FEE, recipient: gen.address, amount: 35n * TOKEN, timestamp: t + 4 });
       // listeners are told as soon as the ledger holds the block, the pool not yet rechecked; the
       // first task that runs after them (here a macrotask queued by the listener) sees it rechecked
-      const seen: { height: number; pooled: string[]; applyMs: number }[] = [];
+      const seen: { height: number; pooled: string[]; applyMs: number | undefined }[] = [];
       let afterListener: Promise<string[]> | undefined;
       node.chain.on({
         onApplied: (_block, height, _source, applyMs) => {
