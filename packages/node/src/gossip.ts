@@ -94,7 +94,8 @@ export class GossipHandler {
     private readonly onOrphan: (peerId: string) => void,
     private readonly logger: Logger,
   ) {
-    chain.on({ onApplied: () => this.retryOrphans(), onReorg: () => this.retryOrphans() });
+    // every block applied, on the tip or by a fork switch, is announced with onApplied
+    chain.on({ onApplied: () => this.retryOrphans() });
   }
 
   async onTxMessage(data: Uint8Array, from: string): Promise<GossipVerdict> {

@@ -6,8 +6,7 @@ export class NodeMetrics {
   readonly height = new Gauge({ name: "anchord_height", help: "Height of the local chain", registers: [this.registry] });
   readonly score = new Gauge({ name: "anchord_score", help: "Cumulative chain score (as a float)", registers: [this.registry] });
   readonly peers = new Gauge({ name: "anchord_peers", help: "Connected peers", registers: [this.registry] });
-  /** Read at each scrape (the node sets it): the pool changes with every admission, not only with blocks. */
-  poolSizeOf: () => number = () => 0;
+  /** Read at each scrape (`poolSizeOf`): the pool changes with every admission, not only with blocks. */
   readonly poolSize: Gauge = new Gauge({
     name: "anchord_pool_size",
     help: "Transactions in the pool",
@@ -26,7 +25,10 @@ export class NodeMetrics {
     registers: [this.registry],
   });
 
-  constructor(defaults = true) {
+  constructor(
+    defaults = true,
+    private readonly poolSizeOf: () => number = () => 0,
+  ) {
     if (defaults) collectDefaultMetrics({ register: this.registry, prefix: "anchord_process_" });
   }
 

@@ -78,8 +78,7 @@ export class Node {
       const wallet = loadWallet(opts.dataDir, ledger.config.chainIdByte, { extraSeeds: opts.walletSeeds, password: opts.walletPassword });
       const admission = await TxAdmission.open(ledger, { dir: join(opts.dataDir, "pool"), maxSize: opts.poolMaxSize ?? defaultNodeOptions.poolMaxSize }, log.child({ module: "pool" }));
       const chain = new Chain(ledger, admission, log.child({ module: "chain" }));
-      const metrics = new NodeMetrics();
-      metrics.poolSizeOf = () => admission.pool.size;
+      const metrics = new NodeMetrics(true, () => admission.pool.size);
       const journal = await AnchorJournal.open(join(opts.dataDir, "anchor-journal"));
       const anchoring = new AnchorBatcher(ledger, admission, wallet, journal, (fn) => chain.exclusive(fn), log.child({ module: "anchoring" }), undefined, undefined, opts.anchorAccount);
       node = new Node(opts, log, ledger, wallet, admission, chain, metrics, anchoring);

@@ -97,9 +97,7 @@ export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: bool
       break;
   }
   const body = parsedBody === undefined ? txBody(fieldsOut as unknown as TxBodyFields) : parsedBody;
-  if (signed?.sponsor && version !== 3) {
-    throw new AnchordError(ErrorCode.UNSUPPORTED_VERSION, "only version 3 transactions can be sponsored", { version });
-  }
+  if (signed?.sponsor) checkSponsorable(version);
   fieldsOut["sender"] = addressFromPublicKey(senderPublicKey, chainId);
   fieldsOut["sponsor"] = signed?.sponsor;
   fieldsOut["proofs"] = signed === undefined || signed.proofs.length === 0 ? NO_PROOFS : Object.freeze(signed.proofs);
@@ -129,11 +127,14 @@ export function makeSponsor(keyType: KeyType, publicKey: Uint8Array, chainId: nu
   return Object.freeze({ keyType, publicKey: pk, address: addressFromPublicKey(pk, chainId) });
 }
 
+/** Only version 3 transactions carry a sponsor; throws UNSUPPORTED_VERSION for the others. */
+function checkSponsorable(version: number): void {
+  if (version !== 3) throw new AnchordError(ErrorCode.UNSUPPORTED_VERSION, "only version 3 transactions can be sponsored", { version });
+}
+
 /** A new frozen copy of `tx` with the given sponsor and proofs (copied; sponsors need version 3). */
 export function withProofs<T extends SignedTx>(tx: T, sponsor: Sponsor | undefined, proofs: readonly Uint8Array[]): T {
-  if (sponsor && tx.version !== 3) {
-    throw new AnchordError(ErrorCode.UNSUPPORTED_VERSION, "only version 3 transactions can be sponsored", { version: tx.version });
-  }
+  if (sponsor) checkSponsorable(tx.version);
   const out: T = { ...tx, sponsor, proofs: Object.freeze(proofs.map((p) => Uint8Array.from(p))) };
   return Object.freeze(out);
 }
@@ -156,9 +157,7 @@ export function signTx<T extends SignedTx>(tx: T, kp: KeyPair): T {
  * the same body. A previous sponsor (and its proof, the last one) is replaced, as the client does.
  */
 export function sponsorTx<T extends SignedTx>(tx: T, kp: KeyPair): T {
-  if (tx.version !== 3) {
-    throw new AnchordError(ErrorCode.UNSUPPORTED_VERSION, "only version 3 transactions can be sponsored", { version: tx.version });
-  }
+  checkSponsorable(tx.version);
   if (tx.proofs.length === 0) throw new AnchordError(ErrorCode.INVALID_SIGNATURE, "the sender must sign before a sponsor");
   const sponsor = makeSponsor(kp.keyType, kp.publicKey, tx.chainId, false);
   const kept = tx.sponsor ? tx.proofs.slice(0, -1) : tx.proofs;
