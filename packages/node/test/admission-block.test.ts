@@ -2,7 +2,8 @@
  * Admission after a block applied on the tip (TxAdmission.recheckInPlace): what the block included
  * leaves the pool, what no longer applies leaves too, the rest stays in its place, in memory and in
  * the store; and the chain lookups it skips while rechecking are back for the next admission. The
- * chain's listeners hear of the block before that recheck, and nothing else runs in between.
+ * chain's listeners hear of the block before that recheck, and nothing else runs in between. The
+ * pool never holds a transaction of the chain, also when admission and a block overlap.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
@@ -67,6 +68,58 @@ describe("admission after a block on the tip", () => {
       await node.stop();
       node = await start();
       expect(node.pool.all().map((x) => x.id)).toEqual([b1.id, b2.id]);
+    } finally {
+      await node.stop();
+    }
+  });
+
+  // recheckInPlace does not look the pooled transactions up in the chain: sound only while the pool
+  // never holds a transaction of the chain, also when one is admitted while the block that carries
+  // it is being applied (admission pools it during the block's write; the recheck drops it)
+  it("never pools a transaction of the chain, so a block repeating one is refused", async () => {
+    const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 1_000n]]), timestamp: Date.now() - 3_600_000 };
+    const node = await Node.start({ dataDir: join(tempDir(), "n"), genesis, api: false, p2p: false, generate: false, walletSeeds: [] }, silentLogger());
+    try {
+      const t = Date.now();
+      const pay = (n: number) => signed(alice, { type: 4, fee: FEE, recipient: carol.address, amount: TOKEN, timestamp: t + n });
+      const repeated = async (tx: SignedTx) => {
+        const err = await node.chain.processBlock(nextBlock(node, gen, [tx]), "gossip").then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(AnchordError);
+        expect((err as AnchordError).details).toMatchObject({ cause: "ALREADY_IN_CHAIN" });
+      };
+      // pooled, then included: it leaves the pool, and a second block carrying it is refused
+      const x = pay(0);
+      await node.submit(x);
+      expect((await node.chain.processBlock(nextBlock(node, gen, [x]), "gossip")).status).toBe("applied");
+      expect(node.pool.has(x.id)).toBe(false);
+      await repeated(x);
+      // submitted while the block carrying it is applied (admission and the block overlap: both
+      // start in this turn, in either order): whichever finishes first, the pool ends without it
+      for (let i = 1; i <= 20; i++) {
+        const y = pay(i);
+        const block = nextBlock(node, gen, [y]);
+        let submitted: Promise<unknown> | undefined;
+        if (i % 2) submitted = node.submit(y).catch((e: unknown) => e);
+        const applied = node.chain.processBlock(block, "gossip");
+        submitted ??= node.submit(y).catch((e: unknown) => e);
+        expect((await applied).status).toBe("applied");
+        const outcome = await submitted;
+        if (outcome instanceof AnchordError) expect(outcome.code).toBe("ALREADY_IN_CHAIN");
+        expect(node.pool.has(y.id)).toBe(false);
+        await repeated(y);
+      }
+      // a block carrying a pooled transaction twice is refused too
+      const z = pay(100);
+      await node.submit(z);
+      const err = await node.chain.processBlock(nextBlock(node, gen, [z, z]), "gossip").then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect((err as AnchordError).details).toMatchObject({ position: 1, cause: "ALREADY_IN_CHAIN" });
+      expect(node.pool.has(z.id)).toBe(true);
     } finally {
       await node.stop();
     }
