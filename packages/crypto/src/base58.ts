@@ -68,13 +68,20 @@ export function base58Encode(bytes: Uint8Array): string {
   return String.fromCharCode.apply(null, chars.subarray(start, end) as unknown as number[]);
 }
 
+/** The longest text the codec here decodes; longer ones (none in the protocol) go to bs58. */
+const MAX_FAST_TEXT = 560;
+/** Scratch space of the decoder: limbs of 2^16 (a character adds at most log2(58) < 6 bits). */
+const DLIMBS = new Float64Array(Math.ceil((MAX_FAST_TEXT * 6) / 16) + 2);
+
 /** Decodes base58, or undefined for a character outside the alphabet. */
 function decodeUnsafe(text: string): Uint8Array | undefined {
   const n = text.length;
+  if (n > MAX_FAST_TEXT) return bs58.decodeUnsafe(text);
   let zeros = 0;
   while (zeros < n && text.charCodeAt(zeros) === 49 /* 1 */) zeros++;
   // the number after the leading '1's, as limbs of 2^16, least significant first
-  const limbs: number[] = [];
+  const limbs = DLIMBS;
+  let len = 0;
   let i = zeros;
   while (i < n) {
     // up to five characters at a time: the first group takes what is left over
@@ -89,20 +96,20 @@ function decodeUnsafe(text: string): Uint8Array | undefined {
       mul *= 58;
     }
     i += take;
-    for (let j = 0; j < limbs.length; j++) {
+    for (let j = 0; j < len; j++) {
       const x = limbs[j]! * mul + carry;
       carry = Math.floor(x / 65536);
       limbs[j] = x - carry * 65536;
     }
     while (carry > 0) {
       const q = Math.floor(carry / 65536);
-      limbs.push(carry - q * 65536);
+      limbs[len++] = carry - q * 65536;
       carry = q;
     }
   }
-  let top = limbs.length * 2;
+  let top = len * 2;
   // the most significant limb may hold one byte only
-  if (top > 0 && limbs[limbs.length - 1]! < 256) top--;
+  if (top > 0 && limbs[len - 1]! < 256) top--;
   const out = new Uint8Array(zeros + top);
   for (let j = 0, p = out.length - 1; p >= zeros; j++) {
     const v = limbs[j]!;

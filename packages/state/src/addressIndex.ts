@@ -52,9 +52,16 @@ const EMPTY = new Uint8Array(0);
 
 /**
  * The index entries of `block` at `height`: puts when it is applied, deletes when it is rolled
- * back (`del`). `leaseRecipient` must know every lease a cancel of the block refers to.
+ * back (`del`). `leaseRecipient` must know every lease a cancel of the block refers to. `idOf`:
+ * the 32-byte id of the transaction at a position, when the caller has it (else decoded here).
  */
-export function addressIndexOps(block: Block, height: number, leaseRecipient: LeaseRecipientOf, del: boolean): BatchOp[] {
+export function addressIndexOps(
+  block: Block,
+  height: number,
+  leaseRecipient: LeaseRecipientOf,
+  del: boolean,
+  idOf: (position: number) => Uint8Array = (position) => base58Decode(block.transactions[position]!.id),
+): BatchOp[] {
   const ops: BatchOp[] = [];
   const bytesOf = new Map<string, Uint8Array>();
   const addr = (a: string): Uint8Array => {
@@ -64,7 +71,7 @@ export function addressIndexOps(block: Block, height: number, leaseRecipient: Le
   };
   const emit = (k: Uint8Array, value: Uint8Array): void => void ops.push(del ? { type: "del", key: k } : { type: "put", key: k, value });
   block.transactions.forEach((tx, position) => {
-    const id = base58Decode(tx.id);
+    const id = idOf(position);
     for (const a of txAddresses(tx, leaseRecipient)) emit(addressTxKey(addr(a), height, position), id);
     if (tx.type === TxType.Lease) for (const a of [tx.sender, tx.recipient]) emit(addressLeaseKey(addr(a), height, id), EMPTY);
   });

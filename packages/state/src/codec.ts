@@ -1,5 +1,5 @@
 /** Binary encodings of the values stored in LevelDB (layout in buckets.ts). */
-import { base58Decode, base58Encode } from "@anchord/crypto";
+import { base58Decode, base58Encode, writeInt64BE } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
 import type { AccountState, LeaseInfo } from "./types.js";
 
@@ -27,9 +27,9 @@ export function readU32(bytes: Uint8Array, offset = 0): number {
 // ACCOUNT: regular(8) ‖ leaseIn(8) ‖ leaseOut(8)
 export function encodeAccount(a: AccountState): Uint8Array {
   const b = Buffer.allocUnsafe(24);
-  b.writeBigInt64BE(a.regular, 0);
-  b.writeBigInt64BE(a.leaseIn, 8);
-  b.writeBigInt64BE(a.leaseOut, 16);
+  writeInt64BE(b, a.regular, 0);
+  writeInt64BE(b, a.leaseIn, 8);
+  writeInt64BE(b, a.leaseOut, 16);
   return b;
 }
 
@@ -42,8 +42,8 @@ export function decodeAccount(bytes: Uint8Array): AccountState {
 // HISTORY: regular(8) ‖ effective(8)
 export function encodeHistoryValue(regular: bigint, effective: bigint): Uint8Array {
   const b = Buffer.allocUnsafe(16);
-  b.writeBigInt64BE(regular, 0);
-  b.writeBigInt64BE(effective, 8);
+  writeInt64BE(b, regular, 0);
+  writeInt64BE(b, effective, 8);
   return b;
 }
 
@@ -60,7 +60,7 @@ export function encodeLease(l: LeaseInfo): Uint8Array {
   const b = Buffer.alloc(ADDRESS * 2 + 13 + (canceled ? 4 + ID : 0));
   b.set(base58Decode(l.sender), 0);
   b.set(base58Decode(l.recipient), ADDRESS);
-  b.writeBigInt64BE(l.amount, 52);
+  writeInt64BE(b, l.amount, 52);
   b.writeUInt32BE(l.height, 60);
   b[64] = canceled ? 1 : 0;
   if (canceled) {

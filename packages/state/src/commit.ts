@@ -103,7 +103,8 @@ export function planBlock(input: BlockPlanInput): Plan {
   });
 
   // per-address history and lease indexes (a cancel's lessee: the overlay has the lease)
-  for (const op of addressIndexOps(block, height, (id) => overlay.lease(id)?.recipient, false)) ops.push(op);
+  const idOf = (position: number): Uint8Array => lookups.txKeys[position]!.subarray(1);
+  for (const op of addressIndexOps(block, height, (id) => overlay.lease(id)?.recipient, false, idOf)) ops.push(op);
 
   // accounts and balance history
   const cutoff = historyCutoff(config, height);

@@ -1,4 +1,5 @@
 /** The undo record of a block: what rolling it back needs (layout below, docs/storage.md §4). */
+import { writeInt64BE } from "@anchord/crypto";
 import { MAX_ANCHOR_BYTES } from "@anchord/protocol";
 import { ADDRESS, ID, buf, corrupt } from "./codec.js";
 import type { HistoryEntry } from "./history.js";
@@ -49,7 +50,7 @@ class Writer {
   }
   i64(n: bigint): void {
     this.room(8);
-    this.pos = this.cur.writeBigInt64BE(n, this.pos);
+    this.pos = writeInt64BE(this.cur, n, this.pos);
   }
   bytes(b: Uint8Array): void {
     this.room(b.length);
