@@ -88,10 +88,10 @@ export function writeInt64BE(target: Uint8Array, value: bigint, offset = 0): num
   return offset + 8;
 }
 
-/** 8-byte big-endian two's complement (int64). */
+/** 8-byte big-endian two's complement (int64); RangeError outside int64 (writeInt64BE). */
 export function int64BE(n: bigint | number): Uint8Array {
   const b = new Uint8Array(8);
-  new DataView(b.buffer).setBigInt64(0, BigInt(n));
+  writeInt64BE(b, BigInt(n));
   return b;
 }
 
