@@ -55,7 +55,7 @@ describe("npm run bench -- --smoke", () => {
     expect(report.scenarios.map((s) => s["name"])).toEqual(SCENARIOS);
     for (const s of report.scenarios) {
       expect((s["details"] as Record<string, unknown>)["error"], String(s["name"])).toBeUndefined();
-      expect(typeof s["value"]).toBe("number");
+      expect(typeof s["value"], String(s["name"])).toBe("number");
       expect(s["value"] as number, String(s["name"])).toBeGreaterThan(0);
       expect(typeof s["unit"]).toBe("string");
       expect(typeof s["limitName"]).toBe("string");
