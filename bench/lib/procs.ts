@@ -5,13 +5,13 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, readdirSync } from "node:fs";
-import * as net from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nodeEnvironment, nodeV8Options } from "anchord";
 import { loadOrCreatePeerKey } from "@anchord/network";
 import type { Target } from "./http-load.js";
 import { sleep } from "./stats.js";
+import { freePortRange } from "../../test/utils/ports.js";
 
 export const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const repoRoot = resolve(benchDir, "..");
@@ -41,17 +41,6 @@ function nodeArgs(): string[] {
   return [...NODE_HEAP_ARGS, ...(process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean)];
 }
 
-/** A TCP port that was free a moment ago (bound to 0, then released). */
-export function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = net.createServer();
-    s.once("error", rej);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => res(port));
-    });
-  });
-}
 
 /** Spawns `node <args>` as a registered child; stdout and stderr go to `logPath` (or are piped). */
 export function spawnChild(args: string[], opts: { logPath?: string; env?: NodeJS.ProcessEnv; execArgv?: string[] } = {}): ChildProcess {
@@ -143,8 +132,11 @@ export interface StartNodeOptions {
 export async function startNode(o: StartNodeOptions): Promise<NodeProcess> {
   mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
   const { peerId } = await loadOrCreatePeerKey(join(o.dataDir, "peer-key"));
-  const apiPort = await freePort();
-  const p2pPort = await freePort();
+  // below the ephemeral range, as the tests' processes: a port the OS hands out for binding to 0
+  // can be taken, between its release and the node's bind, as the source port of an outgoing
+  // connection (the e2e suite runs the smoke bench beside other tests)
+  const apiPort = await freePortRange(2);
+  const p2pPort = apiPort + 1;
   const args = [
     ...nodeArgs(),
     cliBin,
@@ -169,7 +161,7 @@ export async function startNode(o: StartNodeOptions): Promise<NodeProcess> {
 export async function waitHealthy(node: NodeProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (node.child.exitCode !== null) throw new Error(`${node.name} exited with code ${node.child.exitCode}; see ${node.logPath}`);
+    if (node.child.exitCode !== null) throw new Error(`${node.name} exited with code ${node.child.exitCode}; the end of ${node.logPath}:\n${logTail(node.logPath)}`);
     try {
       const r = await fetch(`http://${node.api.host}:${node.api.port}/node/status`, { signal: AbortSignal.timeout(2000) });
       if (r.ok) return;
@@ -258,6 +250,15 @@ export function sampleRss(pids: number[], everyMs = 250): { stop(): number[] } {
 }
 
 /** The JSON log lines of a node (pino), parsed. */
+/** The last `lines` lines of a log file (for errors about the process that wrote it). */
+function logTail(path: string, lines = 20): string {
+  try {
+    return readFileSync(path, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
 export function readLog(path: string): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const line of readFileSync(path, "utf8").split("\n")) {
