@@ -207,6 +207,56 @@ export function cpuMsOf(pid: number): number | undefined {
   }
 }
 
+/**
+ * CPU time the whole machine has been busy so far (all cores, every process: user, nice, system,
+ * irq, softirq, steal; not idle or iowait), in ms, from /proc/stat; undefined off Linux. The
+ * difference of two samples over a window, divided by the requests answered in it, is what a
+ * request costs the machine: server, client and whatever else runs (the devnet's other nodes).
+ */
+export function machineCpuMs(): number | undefined {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!;
+    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+    return ((user! + nice! + system! + irq! + softirq! + (steal ?? 0)) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** µs of `cpuMs` (a difference of two samples, or undefined) per `count` operations. */
+export function usPer(cpuMs: number | undefined, count: number): number | undefined {
+  return cpuMs === undefined || count === 0 ? undefined : Math.round((cpuMs * 1000 * 10) / count) / 10;
+}
+
+/** Where a window's CPU went, per operation (µs): the machine, each node (all threads), the bench process (the load client). */
+export interface CpuPerOperation {
+  machineUs: number | undefined;
+  nodesUs: (number | undefined)[];
+  clientUs: number | undefined;
+}
+
+/** Starts measuring; `stop(count)` gives the CPU per operation of the window for `count` operations. */
+export function cpuPerOperation(nodePids: readonly number[]): { stop(count: number): CpuPerOperation } {
+  const machine0 = machineCpuMs();
+  const nodes0 = nodePids.map((pid) => cpuMsOf(pid));
+  const client0 = process.cpuUsage();
+  return {
+    stop(count) {
+      const machine1 = machineCpuMs();
+      const client = process.cpuUsage(client0);
+      return {
+        machineUs: usPer(machine0 === undefined || machine1 === undefined ? undefined : machine1 - machine0, count),
+        nodesUs: nodePids.map((pid, i) => {
+          const a = nodes0[i];
+          const b = cpuMsOf(pid);
+          return usPer(a === undefined || b === undefined ? undefined : b - a, count);
+        }),
+        clientUs: usPer((client.user + client.system) / 1000, count),
+      };
+    },
+  };
+}
+
 /** CPU time (ms, user + system) of each thread of a process, by thread id. */
 export function cpuMsByThread(pid: number): Map<string, number> {
   const out = new Map<string, number>();
