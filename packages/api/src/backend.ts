@@ -149,9 +149,10 @@ export interface ApiBackend {
   /**
    * Anchors a 32-byte hash with the node wallet (signed, batched, pooled); resolves once the
    * transaction is durably in the pool. A hash already anchored or pending resolves to the existing
-   * transaction's id and creates nothing new. Throws AnchordError.
+   * transaction (with its block position when the hash was in a block) and creates nothing new.
+   * Throws AnchordError.
    */
-  anchor(hash: Uint8Array): Promise<{ readonly txId: string }>;
+  anchor(hash: Uint8Array): Promise<AnchorStatus>;
   /** The first transaction anchoring `hash`, with its block position once it is in a block. */
   anchorStatus(hash: Uint8Array): AnchorStatus | undefined;
   /** The material of a proof bundle, once `hash` is in a block. */

@@ -23,16 +23,23 @@ import type { TxAdmission } from "./txAdmission.js";
 import type { Wallet, WalletAccount } from "./wallet.js";
 import type { Logger } from "./logger.js";
 
+/** The transaction holding an anchored hash: its block position too when it was already in a block. */
+export interface Anchored {
+  readonly txId: string;
+  readonly height?: number;
+  readonly position?: number;
+}
+
 interface Waiter {
   hash: Uint8Array;
-  resolve(txId: string): void;
+  resolve(anchored: Anchored): void;
   reject(e: unknown): void;
 }
 
 export class AnchorBatcher {
   private queue: Waiter[] = [];
-  /** hex(hash) → promise of the tx id, for hashes in a batch not yet pooled */
-  private inflight = new Map<string, Promise<string>>();
+  /** hex(hash) → promise of its transaction, for hashes in a batch not yet pooled */
+  private inflight = new Map<string, Promise<Anchored>>();
   private timer: NodeJS.Timeout | undefined;
   /** Batches being signed and written. */
   private readonly submitting = new Set<Promise<void>>();
@@ -74,17 +81,20 @@ export class AnchorBatcher {
     return isFinalHeight(height, this.ledger.height, this.ledger.config);
   }
 
-  /** Resolves with the id of the (new or existing) transaction anchoring `hash`. */
-  anchor(hash: Uint8Array): Promise<string> {
+  /**
+   * Resolves with the (new or existing) transaction anchoring `hash`, with its block position when
+   * the hash was in a block already (one lookup: the answer to POST /hash needs no second).
+   */
+  anchor(hash: Uint8Array): Promise<Anchored> {
     const onChain = this.ledger.anchor(hash);
-    if (onChain) return this.acknowledgeOnChain(hash, onChain.txId, onChain.height);
+    if (onChain) return this.acknowledgeOnChain(hash, onChain);
     const pending = this.pool.pendingAnchors(hash).find((id) => this.journal.own.has(id));
-    if (pending !== undefined) return Promise.resolve(pending);
+    if (pending !== undefined) return Promise.resolve({ txId: pending });
     const key = toHex(hash);
     const existing = this.inflight.get(key);
     if (existing) return existing;
     if (!this.signer) return Promise.reject(new AnchordError(ErrorCode.SENDER_NOT_IN_WALLET, "this node has no wallet account to sign anchors with"));
-    const p = new Promise<string>((resolve, reject) => this.queue.push({ hash, resolve, reject }));
+    const p = new Promise<Anchored>((resolve, reject) => this.queue.push({ hash, resolve, reject }));
     this.inflight.set(key, p);
     p.then(
       () => this.inflight.delete(key),
@@ -95,9 +105,9 @@ export class AnchorBatcher {
   }
 
   /** An answer staked on a transaction in a block: journaled unless final or our own. */
-  private async acknowledgeOnChain(hash: Uint8Array, txId: string, height: number): Promise<string> {
-    if (!this.isFinal(height) && !this.journal.own.has(txId)) await this.journal.recordForeign(hash, txId);
-    return txId;
+  private async acknowledgeOnChain(hash: Uint8Array, at: Anchored & { height: number }): Promise<Anchored> {
+    if (!this.isFinal(at.height) && !this.journal.own.has(at.txId)) await this.journal.recordForeign(hash, at.txId);
+    return at;
   }
 
   /** Asks for a sweep (one at a time; a request during a sweep runs another after it). */
@@ -216,7 +226,8 @@ export class AnchorBatcher {
       }
       this.onPooled?.(tx);
       this.logger.debug({ txId: tx.id, anchors: batch.length }, "Anchor transaction pooled");
-      for (const w of batch) w.resolve(tx.id);
+      const anchored: Anchored = { txId: tx.id };
+      for (const w of batch) w.resolve(anchored);
     } catch (e) {
       this.logger.warn({ err: e instanceof Error ? e.message : String(e), anchors: batch.length }, "Anchor batch failed");
       for (const w of batch) w.reject(e);

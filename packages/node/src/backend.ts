@@ -51,8 +51,8 @@ export class NodeBackend implements ApiBackend {
     return this.node.ledger.config;
   }
 
-  async anchor(hash: Uint8Array): Promise<{ txId: string }> {
-    return { txId: await this.node.writing(() => this.node.anchoring.anchor(hash)) };
+  anchor(hash: Uint8Array): Promise<AnchorStatus> {
+    return this.node.writing(() => this.node.anchoring.anchor(hash));
   }
 
   anchorStatus(hash: Uint8Array): AnchorStatus | undefined {

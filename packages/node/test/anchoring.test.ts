@@ -22,7 +22,7 @@ describe("AnchorBatcher", () => {
     const journal = await AnchorJournal.open(join(tempDir(), "journal"));
     const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
     const hashes = Array.from({ length: 250 }, () => new Uint8Array(randomBytes(32)));
-    const ids = await Promise.all(hashes.map((h) => batcher.anchor(h)));
+    const ids = (await Promise.all(hashes.map((h) => batcher.anchor(h)))).map((a) => a.txId);
     const txs = pool.all();
     expect(txs.length).toBeGreaterThanOrEqual(3);
     for (const tx of txs) {
@@ -32,7 +32,7 @@ describe("AnchorBatcher", () => {
     // Every hash is in exactly the transaction whose id it was answered with.
     hashes.forEach((h, i) => expect(pool.pendingAnchor(h)).toBe(ids[i]));
     // Anchoring again (one at a time or concurrently) creates nothing new.
-    const again = await Promise.all([batcher.anchor(hashes[0]!), batcher.anchor(hashes[0]!), batcher.anchor(hashes[249]!)]);
+    const again = (await Promise.all([batcher.anchor(hashes[0]!), batcher.anchor(hashes[0]!), batcher.anchor(hashes[249]!)])).map((a) => a.txId);
     expect(again).toEqual([ids[0], ids[0], ids[249]]);
     expect(pool.size).toBe(txs.length);
     await batcher.close();
@@ -60,7 +60,7 @@ describe("AnchorBatcher", () => {
     let journal = await AnchorJournal.open(join(dir, "journal"));
     let batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
     const hash = new Uint8Array(randomBytes(32));
-    const first = await batcher.anchor(hash);
+    const first = (await batcher.anchor(hash)).txId;
     expect([...journal.own.keys()]).toEqual([first]);
     await batcher.close();
     await pool.close();

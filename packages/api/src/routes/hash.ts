@@ -50,10 +50,8 @@ export function hashFromAnchorBody(body: JsonValue | undefined): Uint8Array {
 
 async function anchorHash({ backend, body }: RouteContext): Promise<Reply> {
   const hash = hashFromAnchorBody(body);
-  const { txId } = await backend.anchor(hash);
-  const status = backend.anchorStatus(hash);
-  const record = chainpointRecord(hash, status && status.txId === txId ? status : { txId }, backend.config.name);
-  return json({ chainpoint: record });
+  // the transaction as anchoring found it: in a block, or pending (no second lookup of the hash)
+  return json({ chainpoint: chainpointRecord(hash, await backend.anchor(hash), backend.config.name) });
 }
 
 function verifyHash({ backend, params }: RouteContext, encoding: HashEncoding): Reply {
