@@ -101,13 +101,21 @@ describe("acknowledged anchors", () => {
     const own = await postHash(node, ownHash);
     expect((await node.chain.processBlock(nextBlock(node, keys, [node.pool.get(own)!]), "local")).status).toBe("applied");
     expect(node.ledger.anchor(ownHash)?.txId).toBe(own);
+    // the sweep after that block found our transaction in it (and will not look it up again while
+    // that block is the chain's at its height)
+    await node.anchoring.sweepsDone();
 
-    // a reorganisation takes both blocks away, and neither transaction applies on the new chain
+    // a reorganisation takes both blocks away, neither transaction applies on the new chain, and
+    // two other blocks take their heights (a sweep that trusted a height alone would miss it)
+    const dropped = node.ledger.lastHeader.id;
     await node.chain.exclusive(async () => {
       await node.ledger.rollback(node.ledger.height - 2);
+      for (let i = 0; i < 2; i++) await node.ledger.applyBlock(nextBlock(node, keys, []));
       await node.admission.afterLedgerChange([]);
     });
+    expect(node.ledger.lastHeader.id).not.toBe(dropped);
     expect(node.ledger.anchor(foreignHash)).toBeUndefined();
+    expect(node.ledger.anchor(ownHash)).toBeUndefined();
     expect(node.pool.pendingAnchor(ownHash)).toBeUndefined();
     node.anchoring.requestSweep(); // the node sweeps after every block and reorganisation
 

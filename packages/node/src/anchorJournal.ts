@@ -45,9 +45,18 @@ function splitHashes(bytes: Uint8Array): Uint8Array[] {
   return out;
 }
 
+/**
+ * Where a sweep last found an own transaction in the chain (memory only): a hint, trusted only
+ * while the chain's block at `height` is still `blockId`.
+ */
+export interface SeenInBlock {
+  readonly height: number;
+  readonly blockId: string;
+}
+
 export class AnchorJournal {
-  /** Own anchor transactions not yet final: id → the height they were last seen in (0: none). */
-  readonly own = new Map<string, number>();
+  /** Own anchor transactions not yet final: id → the block a sweep last found it in (undefined: not found yet). */
+  readonly own = new Map<string, SeenInBlock | undefined>();
   /** Hashes acknowledged on a foreign transaction in a block, not yet final: hex → tx id. */
   readonly foreign = new Map<string, { hash: Uint8Array; txId: string }>();
 
@@ -58,7 +67,7 @@ export class AnchorJournal {
     await db.open();
     const journal = new AnchorJournal(db);
     for await (const [k, v] of db.iterator()) {
-      if (k[0] === TX) journal.own.set(base58Encode(k.subarray(1)), 0);
+      if (k[0] === TX) journal.own.set(base58Encode(k.subarray(1)), undefined);
       else if (k[0] === FOREIGN) {
         const hash = k.slice(1);
         journal.foreign.set(Buffer.from(hash).toString("hex"), { hash, txId: base58Encode(v) });
@@ -74,7 +83,7 @@ export class AnchorJournal {
   /** Records (synced) an own anchor transaction and its hashes. */
   async recordOwn(txId: string, hashes: readonly Uint8Array[]): Promise<void> {
     await this.db.put(key(TX, base58Decode(txId)), joinHashes(hashes), { sync: true });
-    this.own.set(txId, 0);
+    this.own.set(txId, undefined);
   }
 
   /** Records (synced) an acknowledgement of `hash` answered with a foreign transaction in a block. */

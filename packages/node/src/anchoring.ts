@@ -128,6 +128,11 @@ export class AnchorBatcher {
       });
   }
 
+  /** Resolves once no sweep is running or asked for. */
+  async sweepsDone(): Promise<void> {
+    while (this.sweeping) await this.sweeping;
+  }
+
   /**
    * Forgets journal entries that are final; anchors anew the hashes of journaled transactions
    * that are neither pooled nor on chain. What is lost is decided while the chain is still (a
@@ -136,11 +141,24 @@ export class AnchorBatcher {
   private async sweep(): Promise<void> {
     const { finalOwn, finalForeign, lostOwn, lostForeign } = await this.exclusive(async () => {
       const out = { finalOwn: [] as string[], finalForeign: [] as string[], lostOwn: [] as string[], lostForeign: [] as { hex: string; hash: Uint8Array }[] };
-      for (const id of this.journal.own.keys()) {
+      const own = this.journal.own;
+      for (const [id, seen] of own) {
+        // found in a block by an earlier sweep, and that block is still the chain's at its height:
+        // no lookup (the journal holds every own transaction of the last maxRollback blocks, and a
+        // LevelDB read each at every sweep cost the main thread O(journal) per block)
+        if (seen !== undefined && this.ledger.headerAt(seen.height)?.id === seen.blockId) {
+          if (this.isFinal(seen.height)) out.finalOwn.push(id);
+          continue;
+        }
+        // the pool never holds a transaction of the chain
+        if (this.pool.has(id) || this.signing.has(id)) continue;
         const h = this.ledger.transactionHeight(id);
-        if (h !== undefined) {
-          if (this.isFinal(h)) out.finalOwn.push(id);
-        } else if (!this.pool.has(id) && !this.signing.has(id)) out.lostOwn.push(id);
+        if (h === undefined) {
+          out.lostOwn.push(id);
+          continue;
+        }
+        own.set(id, { height: h, blockId: this.ledger.headerAt(h)!.id });
+        if (this.isFinal(h)) out.finalOwn.push(id);
       }
       for (const [hex, f] of this.journal.foreign) {
         const loc = this.ledger.anchor(f.hash);
