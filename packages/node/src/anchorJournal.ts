@@ -57,8 +57,8 @@ export interface SeenInBlock {
 export class AnchorJournal {
   /** Own anchor transactions not yet final: id → the block a sweep last found it in (undefined: not found yet). */
   readonly own = new Map<string, SeenInBlock | undefined>();
-  /** Hashes acknowledged on a foreign transaction in a block, not yet final: hex → tx id. */
-  readonly foreign = new Map<string, { hash: Uint8Array; txId: string }>();
+  /** Hashes acknowledged on a foreign transaction in a block, not yet final: hex → tx id (and where a sweep last found the hash). */
+  readonly foreign = new Map<string, { hash: Uint8Array; txId: string; seen?: SeenInBlock }>();
 
   private constructor(private readonly db: ClassicLevel<Uint8Array, Uint8Array>) {}
 

@@ -17,7 +17,7 @@
 import { toHex } from "@anchord/crypto";
 import { AnchordError, ErrorCode, MAX_ANCHORS, TxType, createTx, isFinalHeight, minFee, signTx, type AnchorTx } from "@anchord/protocol";
 import type { Ledger } from "@anchord/state";
-import type { AnchorJournal } from "./anchorJournal.js";
+import type { AnchorJournal, SeenInBlock } from "./anchorJournal.js";
 import type { TxPool } from "./pool.js";
 import type { TxAdmission } from "./txAdmission.js";
 import type { Wallet, WalletAccount } from "./wallet.js";
@@ -146,7 +146,7 @@ export class AnchorBatcher {
         // found in a block by an earlier sweep, and that block is still the chain's at its height:
         // no lookup (the journal holds every own transaction of the last maxRollback blocks, and a
         // LevelDB read each at every sweep cost the main thread O(journal) per block)
-        if (seen !== undefined && this.ledger.headerAt(seen.height)?.id === seen.blockId) {
+        if (this.isSeen(seen)) {
           if (this.isFinal(seen.height)) out.finalOwn.push(id);
           continue;
         }
@@ -157,14 +157,21 @@ export class AnchorBatcher {
           out.lostOwn.push(id);
           continue;
         }
-        own.set(id, { height: h, blockId: this.ledger.headerAt(h)!.id });
+        own.set(id, this.seenAt(h));
         if (this.isFinal(h)) out.finalOwn.push(id);
       }
       for (const [hex, f] of this.journal.foreign) {
+        if (this.isSeen(f.seen)) {
+          if (this.isFinal(f.seen.height)) out.finalForeign.push(hex);
+          continue;
+        }
         const loc = this.ledger.anchor(f.hash);
-        if (loc !== undefined) {
-          if (this.isFinal(loc.height)) out.finalForeign.push(hex);
-        } else out.lostForeign.push({ hex, hash: f.hash });
+        if (loc === undefined) {
+          out.lostForeign.push({ hex, hash: f.hash });
+          continue;
+        }
+        f.seen = this.seenAt(loc.height);
+        if (this.isFinal(loc.height)) out.finalForeign.push(hex);
       }
       return out;
     });
@@ -178,6 +185,15 @@ export class AnchorBatcher {
       this.logger.warn({ hash: f.hex }, "Acknowledged hash left the chain with someone else's transaction; anchoring it again");
       if (await this.reanchor([f.hash])) await this.journal.forget([], [f.hex]);
     }
+  }
+
+  /** Whether the block a sweep found something in is still the chain's at its height. */
+  private isSeen(seen: SeenInBlock | undefined): seen is SeenInBlock {
+    return seen !== undefined && this.ledger.headerAt(seen.height)?.id === seen.blockId;
+  }
+
+  private seenAt(height: number): SeenInBlock {
+    return { height, blockId: this.ledger.headerAt(height)!.id };
   }
 
   /** Anchors `hashes` again (each reuses what now holds it); true once every one is held again. */
