@@ -166,10 +166,11 @@ export class MemoryBackend implements ApiBackend {
 
   // ---- ApiBackend
 
-  async anchor(hash: Uint8Array): Promise<{ txId: string }> {
+  async anchor(hash: Uint8Array): Promise<AnchorStatus> {
     this.anchorCalls++;
+    // as the node: the existing transaction, with its block position once it is in a block
     const known = this.anchors.get(toHex(hash));
-    if (known) return { txId: known.txId };
+    if (known) return known;
     const kp = this.wallet();
     const fee = this.config.minFees.anchorBase + this.config.minFees.anchorPerItem;
     const tx = signTx(createTx({ type: 15, timestamp: this.now, fee, senderPublicKey: kp.publicKey, anchors: [hash] }, this.config.chainIdByte), kp) as AnchorTx;
