@@ -67,7 +67,7 @@ function failed(name: string, e: unknown): ScenarioResult {
 }
 
 /** Every limit measurement of the run, in order (results.json: machine.limits.measurements). */
-const measurements: { limit: string; when: string; value: number; p50Ms?: number; p99Ms?: number; mainCpuUsPerRequest?: number; machineCpuUsPerRequest?: number | undefined }[] = [];
+const measurements: { limit: string; when: string; value: number; p50Ms?: number; p99Ms?: number; mainCpuUsPerRequest?: number | undefined; machineCpuUsPerRequest?: number | undefined }[] = [];
 
 /** ed25519 verifications/s on all cores with each library, one after the other; the faster is the limit. */
 async function verifyLimit(when: string): Promise<number> {
@@ -95,7 +95,7 @@ function verifyByLibrary(before: string, after: string): Record<string, number> 
 async function routeLimit(route: HttpRouteLimit, concurrency: number, when: string): Promise<number> {
   const l = await route.measure(concurrency, cfg.expressWindowMs, Math.min(1000, cfg.expressWindowMs / 2));
   const name = route.server === "express" ? "Express 5" : "node:http";
-  measurements.push({ limit: `bare ${name} route, concurrency ${concurrency} (req/s)`, when, value: round(l.perSecond), p50Ms: round(l.p50Ms, 3), p99Ms: round(l.p99Ms, 3), mainCpuUsPerRequest: round(l.mainCpuUsPerRequest, 3), machineCpuUsPerRequest: l.machineCpuUsPerRequest });
+  measurements.push({ limit: `bare ${name} route, concurrency ${concurrency} (req/s)`, when, value: round(l.perSecond), p50Ms: round(l.p50Ms, 3), p99Ms: round(l.p99Ms, 3), mainCpuUsPerRequest: l.mainCpuUsPerRequest, machineCpuUsPerRequest: l.machineCpuUsPerRequest });
   log(`limit: bare ${name} route at concurrency ${concurrency} (${when}): ${Math.round(l.perSecond)} req/s (p99 ${l.p99Ms.toFixed(1)} ms)`);
   return l.perSecond;
 }

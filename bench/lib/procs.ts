@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { nodeEnvironment, nodeV8Options } from "anchord";
 import { loadOrCreatePeerKey } from "@anchord/network";
 import type { Target } from "./http-load.js";
-import { sleep } from "./stats.js";
+import { round, sleep } from "./stats.js";
 import { freePortRange } from "../../test/utils/ports.js";
 
 export const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -40,7 +40,6 @@ export const NODE_HEAP_ARGS = nodeV8Options();
 function nodeArgs(): string[] {
   return [...NODE_HEAP_ARGS, ...(process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean)];
 }
-
 
 /** Spawns `node <args>` as a registered child; stdout and stderr go to `logPath` (or are piped). */
 export function spawnChild(args: string[], opts: { logPath?: string; env?: NodeJS.ProcessEnv; execArgv?: string[] } = {}): ChildProcess {
@@ -224,33 +223,36 @@ export function machineCpuMs(): number | undefined {
 }
 
 /** µs of `cpuMs` (a difference of two samples, or undefined) per `count` operations. */
-export function usPer(cpuMs: number | undefined, count: number): number | undefined {
-  return cpuMs === undefined || count === 0 ? undefined : Math.round((cpuMs * 1000 * 10) / count) / 10;
+function usPer(cpuMs: number | undefined, count: number): number | undefined {
+  return cpuMs === undefined || count === 0 ? undefined : round((cpuMs * 1000) / count);
 }
 
-/** Where a window's CPU went, per operation (µs): the machine, each node (all threads), the bench process (the load client). */
+/**
+ * Where a window's CPU went, per operation (µs): the whole machine, each process (all threads),
+ * each process's main thread, and the bench process itself (the load client).
+ */
 export interface CpuPerOperation {
   machineUs: number | undefined;
-  nodesUs: (number | undefined)[];
+  processesUs: (number | undefined)[];
+  mainThreadsUs: (number | undefined)[];
   clientUs: number | undefined;
 }
 
-/** Starts measuring; `stop(count)` gives the CPU per operation of the window for `count` operations. */
-export function cpuPerOperation(nodePids: readonly number[]): { stop(count: number): CpuPerOperation } {
+/** Starts measuring `pids`; `stop(count)` gives the window's CPU per operation for `count` operations. */
+export function cpuPerOperation(pids: readonly number[]): { stop(count: number): CpuPerOperation } {
   const machine0 = machineCpuMs();
-  const nodes0 = nodePids.map((pid) => cpuMsOf(pid));
+  const threads0 = pids.map((pid) => cpuMsByThread(pid));
+  const processes0 = pids.map((pid) => cpuMsOf(pid));
   const client0 = process.cpuUsage();
+  const diff = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || b === undefined ? undefined : b - a);
   return {
     stop(count) {
       const machine1 = machineCpuMs();
       const client = process.cpuUsage(client0);
       return {
-        machineUs: usPer(machine0 === undefined || machine1 === undefined ? undefined : machine1 - machine0, count),
-        nodesUs: nodePids.map((pid, i) => {
-          const a = nodes0[i];
-          const b = cpuMsOf(pid);
-          return usPer(a === undefined || b === undefined ? undefined : b - a, count);
-        }),
+        machineUs: usPer(diff(machine0, machine1), count),
+        processesUs: pids.map((pid, i) => usPer(diff(processes0[i], cpuMsOf(pid)), count)),
+        mainThreadsUs: pids.map((pid, i) => usPer(threadCpuDelta(pid, threads0[i]!, cpuMsByThread(pid)).main, count)),
         clientUs: usPer((client.user + client.system) / 1000, count),
       };
     },
@@ -299,7 +301,6 @@ export function sampleRss(pids: number[], everyMs = 250): { stop(): number[] } {
   };
 }
 
-/** The JSON log lines of a node (pino), parsed. */
 /** The last `lines` lines of a log file (for errors about the process that wrote it). */
 function logTail(path: string, lines = 20): string {
   try {
@@ -309,6 +310,7 @@ function logTail(path: string, lines = 20): string {
   }
 }
 
+/** The JSON log lines of a node (pino), parsed. */
 export function readLog(path: string): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const line of readFileSync(path, "utf8").split("\n")) {

@@ -1,6 +1,6 @@
 /** The limits the scenarios are compared with, each measured in the same run as the scenarios. */
 import { runLoad, buildRequest } from "../lib/http-load.js";
-import { cpuMsByThread, machineCpuMs, spawnHelper, stopChild, threadCpuDelta, usPer } from "../lib/procs.js";
+import { cpuPerOperation, spawnHelper, stopChild } from "../lib/procs.js";
 import { percentile } from "../lib/stats.js";
 
 export { measureVerifyLimit, VERIFY_LIBRARIES, type VerifyLibrary } from "./verify.js";
@@ -10,7 +10,7 @@ export interface HttpLimit {
   p50Ms: number;
   p99Ms: number;
   /** CPU of the server's main thread per request (µs). */
-  mainCpuUsPerRequest: number;
+  mainCpuUsPerRequest: number | undefined;
   /** CPU of the whole machine per request (µs): the server, the bench's client and anything else running. */
   machineCpuUsPerRequest: number | undefined;
 }
@@ -48,13 +48,11 @@ export class HttpRouteLimit {
     let i = 0;
     const next = () => ({ bytes: requests[i++ % requests.length]!, tag: 0 });
     await runLoad({ targets: [this.target], concurrency, durationMs: warmupMs, next });
-    const cpu0 = cpuMsByThread(this.helper.child.pid!);
-    const machine0 = machineCpuMs();
+    const window = cpuPerOperation([this.helper.child.pid!]);
     const r = await runLoad({ targets: [this.target], concurrency, durationMs, next });
-    const machine1 = machineCpuMs();
+    const cpu = window.stop(r.ok);
     if (r.ok === 0) throw new Error(`bare ${this.server} route answered nothing: ${r.errorSamples.join("; ")}`);
-    const mainMs = threadCpuDelta(this.helper.child.pid!, cpu0, cpuMsByThread(this.helper.child.pid!)).main;
-    return { perSecond: (r.ok * 1000) / r.elapsedMs, p50Ms: percentile(r.latencies, 50), p99Ms: percentile(r.latencies, 99), mainCpuUsPerRequest: (mainMs * 1000) / r.ok, machineCpuUsPerRequest: usPer(machine0 === undefined || machine1 === undefined ? undefined : machine1 - machine0, r.ok) };
+    return { perSecond: (r.ok * 1000) / r.elapsedMs, p50Ms: percentile(r.latencies, 50), p99Ms: percentile(r.latencies, 99), mainCpuUsPerRequest: cpu.mainThreadsUs[0], machineCpuUsPerRequest: cpu.machineUs };
   }
 
   stop(): Promise<void> {

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { buildRequest, runLoad } from "../lib/http-load.js";
-import { cpuMsByThread, cpuPerOperation, threadCpuDelta } from "../lib/procs.js";
+import { cpuPerOperation } from "../lib/procs.js";
 import type { Devnet } from "../lib/devnet.js";
 import { percentile, round } from "../lib/stats.js";
 import type { Bracket, ScenarioResult } from "../lib/result.js";
@@ -43,11 +43,10 @@ export async function anchorThroughput(input: AnchorInput): Promise<ScenarioResu
       },
     });
   await run(1000); // warm-up (its anchors are checked too)
-  const cpu0 = cpuMsByThread(node.child.pid!);
+  // node 0 takes the requests
   const cpuWindow = cpuPerOperation(devnet.nodes.map((n) => n.child.pid!));
   const load = await run(input.windowMs);
   const cpu = cpuWindow.stop(load.ok);
-  const mainCpuMs = threadCpuDelta(node.child.pid!, cpu0, cpuMsByThread(node.child.pid!)).main;
   const perSecond = (load.ok * 1000) / load.elapsedMs;
 
   await drain(devnet, 120_000);
@@ -88,11 +87,10 @@ export async function anchorThroughput(input: AnchorInput): Promise<ScenarioResu
       concurrency,
       expressPerSecondBeforeAndAfter: [round(input.expressLimit.before), round(expressAfter)],
       nodeHttpPerSecondBeforeAndAfter: [round(input.httpLimit.before), round(httpAfter)],
-      // CPU of the node (main thread, other threads) per anchor acknowledged in the window
-      nodeMainCpuUsPerAnchor: round((mainCpuMs * 1000) / Math.max(1, load.ok)),
-      // all threads of each node (the first takes the requests), the bench's client, the machine
-      // (every process on both cores); the bare routes' machine CPU per request is in results.json's limits
-      nodesCpuUsPerAnchor: cpu.nodesUs, clientCpuUsPerAnchor: cpu.clientUs, machineCpuUsPerAnchor: cpu.machineUs,
+      // CPU per anchor acknowledged in the window: node 0's main thread, all threads of each node,
+      // the bench's client, the machine (every process on both cores); the bare routes' machine
+      // CPU per request is beside each limit in results.json
+      nodeMainCpuUsPerAnchor: cpu.mainThreadsUs[0], nodesCpuUsPerAnchor: cpu.processesUs, clientCpuUsPerAnchor: cpu.clientUs, machineCpuUsPerAnchor: cpu.machineUs,
       acknowledged: acked.length, confirmed, unconfirmedSamples: missing, statuses: load.statuses, errorSamples: load.errorSamples },
   };
   const vsHttp: ScenarioResult = {

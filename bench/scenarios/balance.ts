@@ -4,7 +4,7 @@
  * node:http route (two rows), each at the same concurrency.
  */
 import { buildRequest, runLoad } from "../lib/http-load.js";
-import { cpuMsByThread, cpuPerOperation, threadCpuDelta } from "../lib/procs.js";
+import { cpuPerOperation } from "../lib/procs.js";
 import type { Devnet } from "../lib/devnet.js";
 import { percentile, round } from "../lib/stats.js";
 import type { Bracket, ScenarioResult } from "../lib/result.js";
@@ -31,11 +31,10 @@ export async function balanceRead(input: BalanceInput): Promise<ScenarioResult[]
     if (!(regular > 0)) unfunded++;
   };
   await runLoad({ targets: [node.api], concurrency: 32, durationMs: 1000, next });
-  const cpu0 = cpuMsByThread(node.child.pid!);
+  // node 0 answers
   const cpuWindow = cpuPerOperation(input.devnet.nodes.map((n) => n.child.pid!));
   const load = await runLoad({ targets: [node.api], concurrency: 32, durationMs: input.windowMs, next, onResponse });
   const cpu = cpuWindow.stop(load.ok);
-  const mainCpuMs = threadCpuDelta(node.child.pid!, cpu0, cpuMsByThread(node.child.pid!)).main;
   const expressAfter = await input.expressLimit.after();
   const httpAfter = await input.httpLimit.after();
   const limit = (input.expressLimit.before + expressAfter) / 2;
@@ -56,9 +55,8 @@ export async function balanceRead(input: BalanceInput): Promise<ScenarioResult[]
     p99Ms: round(p99, 3),
     pass: ratio >= 0.8 && p99 <= 10,
     details: {
-      nodeMainCpuUsPerRequest: round((mainCpuMs * 1000) / Math.max(1, load.ok)),
-      // all threads of each node (the first answers), the bench's client, the machine (every process)
-      nodesCpuUsPerRequest: cpu.nodesUs, clientCpuUsPerRequest: cpu.clientUs, machineCpuUsPerRequest: cpu.machineUs,
+      // CPU per request: node 0's main thread, all threads of each node, the bench's client, the machine (every process)
+      nodeMainCpuUsPerRequest: cpu.mainThreadsUs[0], nodesCpuUsPerRequest: cpu.processesUs, clientCpuUsPerRequest: cpu.clientUs, machineCpuUsPerRequest: cpu.machineUs,
       expressPerSecondBeforeAndAfter: [round(input.expressLimit.before), round(expressAfter)],
       nodeHttpPerSecondBeforeAndAfter: [round(input.httpLimit.before), round(httpAfter)],
       addresses: input.addresses.length, concurrency: 32, requests: load.ok, unfundedAnswers: unfunded, statuses: load.statuses, errorSamples: load.errorSamples },

@@ -16,30 +16,24 @@
  */
 import { toHex } from "@anchord/crypto";
 import { AnchordError, ErrorCode, MAX_ANCHORS, TxType, createTx, isFinalHeight, minFee, signTx, type AnchorTx } from "@anchord/protocol";
-import type { Ledger } from "@anchord/state";
+import type { AnchorStatus } from "@anchord/api";
+import type { AnchorLocation, Ledger } from "@anchord/state";
 import type { AnchorJournal, SeenInBlock } from "./anchorJournal.js";
 import type { TxPool } from "./pool.js";
 import type { TxAdmission } from "./txAdmission.js";
 import type { Wallet, WalletAccount } from "./wallet.js";
 import type { Logger } from "./logger.js";
 
-/** The transaction holding an anchored hash: its block position too when it was already in a block. */
-export interface Anchored {
-  readonly txId: string;
-  readonly height?: number;
-  readonly position?: number;
-}
-
 interface Waiter {
   hash: Uint8Array;
-  resolve(anchored: Anchored): void;
+  resolve(anchored: AnchorStatus): void;
   reject(e: unknown): void;
 }
 
 export class AnchorBatcher {
   private queue: Waiter[] = [];
   /** hex(hash) → promise of its transaction, for hashes in a batch not yet pooled */
-  private inflight = new Map<string, Promise<Anchored>>();
+  private inflight = new Map<string, Promise<AnchorStatus>>();
   private timer: NodeJS.Timeout | undefined;
   /** Batches being signed and written. */
   private readonly submitting = new Set<Promise<void>>();
@@ -85,7 +79,7 @@ export class AnchorBatcher {
    * Resolves with the (new or existing) transaction anchoring `hash`, with its block position when
    * the hash was in a block already (one lookup: the answer to POST /hash needs no second).
    */
-  anchor(hash: Uint8Array): Promise<Anchored> {
+  anchor(hash: Uint8Array): Promise<AnchorStatus> {
     const onChain = this.ledger.anchor(hash);
     if (onChain) return this.acknowledgeOnChain(hash, onChain);
     const pending = this.pool.pendingAnchors(hash).find((id) => this.journal.own.has(id));
@@ -94,7 +88,7 @@ export class AnchorBatcher {
     const existing = this.inflight.get(key);
     if (existing) return existing;
     if (!this.signer) return Promise.reject(new AnchordError(ErrorCode.SENDER_NOT_IN_WALLET, "this node has no wallet account to sign anchors with"));
-    const p = new Promise<Anchored>((resolve, reject) => this.queue.push({ hash, resolve, reject }));
+    const p = new Promise<AnchorStatus>((resolve, reject) => this.queue.push({ hash, resolve, reject }));
     this.inflight.set(key, p);
     p.then(
       () => this.inflight.delete(key),
@@ -105,7 +99,7 @@ export class AnchorBatcher {
   }
 
   /** An answer staked on a transaction in a block: journaled unless final or our own. */
-  private async acknowledgeOnChain(hash: Uint8Array, at: Anchored & { height: number }): Promise<Anchored> {
+  private async acknowledgeOnChain(hash: Uint8Array, at: AnchorLocation): Promise<AnchorStatus> {
     if (!this.isFinal(at.height) && !this.journal.own.has(at.txId)) await this.journal.recordForeign(hash, at.txId);
     return at;
   }
@@ -260,7 +254,7 @@ export class AnchorBatcher {
       }
       this.onPooled?.(tx);
       this.logger.debug({ txId: tx.id, anchors: batch.length }, "Anchor transaction pooled");
-      const anchored: Anchored = { txId: tx.id };
+      const anchored: AnchorStatus = { txId: tx.id };
       for (const w of batch) w.resolve(anchored);
     } catch (e) {
       this.logger.warn({ err: e instanceof Error ? e.message : String(e), anchors: batch.length }, "Anchor batch failed");
@@ -274,7 +268,7 @@ export class AnchorBatcher {
     this.closed = true;
     this.flush();
     await Promise.all(this.submitting);
-    await this.sweeping;
+    await this.sweepsDone();
     await this.journal.close();
   }
 }
