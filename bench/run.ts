@@ -17,13 +17,14 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { generators, makeGenesis, recipients, senders } from "./lib/chain.js";
 import { startDevnet, type Devnet } from "./lib/devnet.js";
+import type { Response } from "./lib/http-load.js";
 import { NODE_HEAP_ARGS, benchDir, status } from "./lib/procs.js";
 import { CONFIGS, type BenchConfig, type ScenarioResult } from "./lib/result.js";
 import { signTransfersParallel } from "./lib/sign.js";
 import { round, waitUntil } from "./lib/stats.js";
 import { HttpRouteLimit, VERIFY_LIBRARIES, measureGossipLimit, measureVerifyLimit } from "./limits/index.js";
 import { anchorThroughput } from "./scenarios/anchors.js";
-import { balanceRead } from "./scenarios/balance.js";
+import { balanceAnswerCheck, balanceRead } from "./scenarios/balance.js";
 import { addressHistory } from "./scenarios/history.js";
 import { eventsFanout } from "./scenarios/fanout.js";
 import { blockPropagation } from "./scenarios/propagation.js";
@@ -67,7 +68,7 @@ function failed(name: string, e: unknown): ScenarioResult {
 }
 
 /** Every limit measurement of the run, in order (results.json: machine.limits.measurements). */
-const measurements: { limit: string; when: string; value: number; p50Ms?: number; p99Ms?: number; mainCpuUsPerRequest?: number | undefined; machineCpuUsPerRequest?: number | undefined }[] = [];
+const measurements: { limit: string; when: string; value: number; p50Ms?: number; p99Ms?: number; mainCpuUsPerRequest?: number | undefined; clientCpuUsPerRequest?: number | undefined; machineCpuUsPerRequest?: number | undefined }[] = [];
 
 /** ed25519 verifications/s on all cores with each library, one after the other; the faster is the limit. */
 async function verifyLimit(when: string): Promise<number> {
@@ -92,10 +93,10 @@ function verifyByLibrary(before: string, after: string): Record<string, number> 
 }
 
 /** Requests/s of a bare JSON route (Express 5 or node:http) at `concurrency`, same client and window. */
-async function routeLimit(route: HttpRouteLimit, concurrency: number, when: string): Promise<number> {
-  const l = await route.measure(concurrency, cfg.expressWindowMs, Math.min(1000, cfg.expressWindowMs / 2));
+async function routeLimit(route: HttpRouteLimit, concurrency: number, when: string, onResponse?: (res: Response) => void): Promise<number> {
+  const l = await route.measure(concurrency, cfg.expressWindowMs, Math.min(1000, cfg.expressWindowMs / 2), onResponse);
   const name = route.server === "express" ? "Express 5" : "node:http";
-  measurements.push({ limit: `bare ${name} route, concurrency ${concurrency} (req/s)`, when, value: round(l.perSecond), p50Ms: round(l.p50Ms, 3), p99Ms: round(l.p99Ms, 3), mainCpuUsPerRequest: l.mainCpuUsPerRequest, machineCpuUsPerRequest: l.machineCpuUsPerRequest });
+  measurements.push({ limit: `bare ${name} route, concurrency ${concurrency} (req/s)`, when, value: round(l.perSecond), p50Ms: round(l.p50Ms, 3), p99Ms: round(l.p99Ms, 3), mainCpuUsPerRequest: l.mainCpuUsPerRequest, clientCpuUsPerRequest: l.clientCpuUsPerRequest, machineCpuUsPerRequest: l.machineCpuUsPerRequest });
   log(`limit: bare ${name} route at concurrency ${concurrency} (${when}): ${Math.round(l.perSecond)} req/s (p99 ${l.p99Ms.toFixed(1)} ms)`);
   return l.perSecond;
 }
@@ -208,16 +209,16 @@ async function main(): Promise<void> {
           );
         }
         if (only.has("balance-read") && express && bareHttp) {
-          const before = await routeLimit(express, 32, "before balance-read");
-          const httpBefore = await routeLimit(bareHttp, 32, "before balance-read");
+          const before = await routeLimit(express, 32, "before balance-read", balanceAnswerCheck().onResponse);
+          const httpBefore = await routeLimit(bareHttp, 32, "before balance-read", balanceAnswerCheck().onResponse);
           log(`balance-read: ${cfg.balanceWindowMs / 1000} s over ${to.length} addresses at concurrency 32…`);
           await attempt(["balance-read", "balance-read (node:http)"], () =>
             balanceRead({
               devnet,
               addresses: to,
               windowMs: cfg.balanceWindowMs,
-              expressLimit: { before, after: () => routeLimit(express, 32, "after balance-read") },
-              httpLimit: { before: httpBefore, after: () => routeLimit(bareHttp, 32, "after balance-read") },
+              expressLimit: { before, after: () => routeLimit(express, 32, "after balance-read", balanceAnswerCheck().onResponse) },
+              httpLimit: { before: httpBefore, after: () => routeLimit(bareHttp, 32, "after balance-read", balanceAnswerCheck().onResponse) },
             }),
           );
         }

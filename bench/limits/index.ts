@@ -1,5 +1,5 @@
 /** The limits the scenarios are compared with, each measured in the same run as the scenarios. */
-import { runLoad, buildRequest } from "../lib/http-load.js";
+import { runLoad, buildRequest, type Response } from "../lib/http-load.js";
 import { cpuPerOperation, spawnHelper, stopChild } from "../lib/procs.js";
 import { percentile } from "../lib/stats.js";
 
@@ -11,6 +11,8 @@ export interface HttpLimit {
   p99Ms: number;
   /** CPU of the server's main thread per request (µs). */
   mainCpuUsPerRequest: number | undefined;
+  /** CPU of the bench's load client per request (µs). */
+  clientCpuUsPerRequest: number | undefined;
   /** CPU of the whole machine per request (µs): the server, the bench's client and anything else running. */
   machineCpuUsPerRequest: number | undefined;
 }
@@ -42,17 +44,21 @@ export class HttpRouteLimit {
     }
   }
 
-  /** One window at `concurrency` after a short warm-up. */
-  async measure(concurrency: number, durationMs: number, warmupMs = 1000): Promise<HttpLimit> {
+  /**
+   * One window at `concurrency` after a short warm-up. With `onResponse`, the client does for each
+   * answer what the scenario's client does for each of its answers (e.g. balance-read parses every
+   * body to check the balance), so that both sides of the ratio pay the same client work.
+   */
+  async measure(concurrency: number, durationMs: number, warmupMs = 1000, onResponse?: (res: Response) => void): Promise<HttpLimit> {
     const requests = Array.from({ length: 1000 }, (_, i) => buildRequest("GET", `/json/3F${String(i).padStart(33, "x")}`));
     let i = 0;
     const next = () => ({ bytes: requests[i++ % requests.length]!, tag: 0 });
-    await runLoad({ targets: [this.target], concurrency, durationMs: warmupMs, next });
+    await runLoad({ targets: [this.target], concurrency, durationMs: warmupMs, next, onResponse });
     const window = cpuPerOperation([this.helper.child.pid!]);
-    const r = await runLoad({ targets: [this.target], concurrency, durationMs, next });
+    const r = await runLoad({ targets: [this.target], concurrency, durationMs, next, onResponse });
     const cpu = window.stop(r.ok);
     if (r.ok === 0) throw new Error(`bare ${this.server} route answered nothing: ${r.errorSamples.join("; ")}`);
-    return { perSecond: (r.ok * 1000) / r.elapsedMs, p50Ms: percentile(r.latencies, 50), p99Ms: percentile(r.latencies, 99), mainCpuUsPerRequest: cpu.mainThreadsUs[0], machineCpuUsPerRequest: cpu.machineUs };
+    return { perSecond: (r.ok * 1000) / r.elapsedMs, p50Ms: percentile(r.latencies, 50), p99Ms: percentile(r.latencies, 99), mainCpuUsPerRequest: cpu.mainThreadsUs[0], clientCpuUsPerRequest: cpu.clientUs, machineCpuUsPerRequest: cpu.machineUs };
   }
 
   stop(): Promise<void> {
