@@ -202,6 +202,34 @@ describe("GET /events", () => {
     await waitFor("streams released", async () => (await fetch(`${api}/events`).then(async (r) => (r.body?.cancel(), r.status))) === 200, 10_000);
   }, 120_000);
 
+  it("announces final anchors from the stored blocks, block after block, each anchor once and in order", async () => {
+    const stream = await SseClient.connect(`${api}/events`);
+    const expected: { hash: string; height: number; sourceId: string }[] = [];
+    for (let blk = 0; blk < 3; blk++) {
+      const made: { tx: SignedTx; hashes: Uint8Array[] }[] = [];
+      await forge(a, (ts) =>
+        [0, 1].map((t) => {
+          const hashes = [0, 1, 2].map((i) => sha256(new TextEncoder().encode(`in order ${blk} ${t} ${i}`)));
+          const tx = anchorTx(users[t]!.seed, hashes, ts);
+          made.push({ tx, hashes });
+          return tx;
+        }),
+      );
+      for (const { tx, hashes } of made) for (const h of hashes) expected.push({ hash: toHex(h), height: a.ledger.height, sourceId: tx.id });
+    }
+    // with maxRollback 5, five more blocks make the three final
+    for (let i = 0; i < 5; i++) await forge(a, () => []);
+    // (the anchors of the earlier tests' blocks become final meanwhile too)
+    const from = expected[0]!.height;
+    const finals = () => stream.of<{ hash: string; height: number; sourceId: string; final: boolean }>("anchor").filter((e) => e.final && e.height >= from);
+    await waitFor("the final events of the three blocks", () => finals().length >= expected.length, 10_000);
+    // a block later, none came twice
+    await forge(a, () => []);
+    await waitFor("the last block's event", () => stream.of<{ height: number }>("block").some((e) => e.height === a.ledger.height), 10_000);
+    await stream.close();
+    expect(finals().map(({ hash, height, sourceId }) => ({ hash, height, sourceId }))).toEqual(expected);
+  }, 60_000);
+
   it("announces the finality of an anchor whose block was applied before a restart", async () => {
     const dataDir = tempDir();
     let c = await startTestNode({ genesis, generate: false, dataDir, name: "events-c" });

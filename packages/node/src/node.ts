@@ -117,7 +117,7 @@ export class Node {
   private async startServices(): Promise<void> {
     const { opts, ledger, chain, pool, admission, metrics, logger } = this;
     this.updateGauges();
-    chain.on(chainEventSource(this.events, ledger));
+    chain.on(chainEventSource(this.events, ledger, logger.child({ module: "events" })));
     chain.on({
       onApplied: (block, height, source, applyMs) => {
         if (applyMs !== undefined) metrics.blockApplySeconds.observe(applyMs / 1000);
