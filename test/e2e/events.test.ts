@@ -245,6 +245,26 @@ describe("GET /events", () => {
       expect(c.ledger.height).toBe(anchoredAt + 5);
       await waitFor("the anchor's final event", () => stream.of<{ hash: string }>("anchor").length > 0, 10_000);
       expect(stream.of("anchor")).toEqual([expect.objectContaining({ hash: toHex(hash), height: anchoredAt, final: true })]);
+
+      // a fork that replaces the block which made it final reaches that height again: the anchor
+      // is not final a second time
+      const d = await startTestNode({ genesis, generate: false, api: false, name: "events-d" });
+      try {
+        for (let h = 2; h <= anchoredAt + 4; h++) expect((await d.chain.processBlock((await c.ledger.getBlock(h))!, "sync")).status).toBe("applied");
+        const fork = [];
+        for (let i = 0; i < 2; i++) {
+          const block = nextBlock(d, keys, i === 0 ? [transfer(users[2]!, users[3]!.address, 1n, d.ledger.lastHeader.timestamp)] : []);
+          expect((await d.chain.processBlock(block, "local")).status).toBe("applied");
+          fork.push(block);
+        }
+        expect(await c.chain.switchFork(anchoredAt + 4, fork)).toBe(true);
+      } finally {
+        await d.stop();
+      }
+      await forge(c, () => []);
+      await waitFor("the block after the fork", () => stream.of<{ height: number }>("block").some((e) => e.height === c.ledger.height), 10_000);
+      expect(stream.of("rollback")).toEqual([expect.objectContaining({ height: anchoredAt + 4 })]);
+      expect(stream.of("anchor")).toHaveLength(1);
       await stream.close();
     } finally {
       await c.stop();

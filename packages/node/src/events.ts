@@ -149,6 +149,8 @@ export function chainEventSource(log: EventLog, ledger: Ledger, logger: Logger):
   const startHeight = ledger.height;
   /** The read-backs, one after the other, so that final events keep the order of their blocks. */
   let finals: Promise<void> = Promise.resolve();
+  /** The highest height whose final events were sent (a height reached again after a reorganisation is not final twice). */
+  let finalSent = 0;
 
   const emitFinal = (height: number, id: string): void => {
     finals = finals
@@ -185,7 +187,8 @@ export function chainEventSource(log: EventLog, ledger: Ledger, logger: Logger):
       if (anchors) anchored.set(height, block.id);
       // the block that became final with this one (tip − maxRollback)
       const finalHeight = height - config.maxRollback;
-      if (finalHeight < 1 || !isFinalHeight(finalHeight, height, config)) return;
+      if (finalHeight <= finalSent || !isFinalHeight(finalHeight, height, config)) return;
+      finalSent = finalHeight;
       const id = anchored.get(finalHeight);
       anchored.delete(finalHeight);
       if (id !== undefined) emitFinal(finalHeight, id);
