@@ -43,7 +43,7 @@ export async function balanceRead(input: BalanceInput): Promise<ScenarioResult[]
   const next = () => ({ bytes: requests[i % requests.length]!, tag: i++ % requests.length });
   const check = balanceAnswerCheck();
   const onResponse = check.onResponse;
-  await runLoad({ targets: [node.api], concurrency: 32, durationMs: 1000, next });
+  await runLoad({ targets: [node.api], concurrency: 32, durationMs: 1000, next, onResponse });
   // node 0 answers
   const cpuWindow = cpuPerOperation(input.devnet.nodes.map((n) => n.child.pid!));
   const load = await runLoad({ targets: [node.api], concurrency: 32, durationMs: input.windowMs, next, onResponse });
