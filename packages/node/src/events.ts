@@ -20,8 +20,9 @@ import type { Logger } from "./logger.js";
  * produce (a 2 MiB block holds ~60,000 anchors, and the anchors of the block that became final
  * come with it): a stream is written only between blocks, so a block's events must all fit.
  * An event is kept as its JSON data, its type and, for a `tx` event, the addresses it concerns,
- * each a flat string (a template literal would keep a tree of string pieces): ~250–350 bytes for
- * a transfer's, ~25–35 MB for a full window (docs/performance.md).
+ * each one string, not objects (JSON.stringify's text is itself held as a few V8 string pieces:
+ * ~7 MB of pieces in a full window of anchor events): ~250–350 bytes for a transfer's, ~25–35 MB
+ * for a full window (docs/performance.md).
  */
 export const EVENT_WINDOW = 100_000;
 /** Streams are woken at the latest after this many new events (see emit). */
