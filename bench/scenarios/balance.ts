@@ -41,8 +41,7 @@ export async function balanceRead(input: BalanceInput): Promise<ScenarioResult[]
   const requests = input.addresses.map((a) => buildRequest("GET", `/addresses/balance/details/${a}`));
   let i = 0;
   const next = () => ({ bytes: requests[i % requests.length]!, tag: i++ % requests.length });
-  const check = balanceAnswerCheck();
-  const onResponse = check.onResponse;
+  const { onResponse, unfunded } = balanceAnswerCheck();
   await runLoad({ targets: [node.api], concurrency: 32, durationMs: 1000, next, onResponse });
   // node 0 answers
   const cpuWindow = cpuPerOperation(input.devnet.nodes.map((n) => n.child.pid!));
@@ -72,7 +71,7 @@ export async function balanceRead(input: BalanceInput): Promise<ScenarioResult[]
       nodeMainCpuUsPerRequest: cpu.mainThreadsUs[0], nodesCpuUsPerRequest: cpu.processesUs, clientCpuUsPerRequest: cpu.clientUs, machineCpuUsPerRequest: cpu.machineUs,
       expressPerSecondBeforeAndAfter: [round(input.expressLimit.before), round(expressAfter)],
       nodeHttpPerSecondBeforeAndAfter: [round(input.httpLimit.before), round(httpAfter)],
-      addresses: input.addresses.length, concurrency: 32, requests: load.ok, unfundedAnswers: check.unfunded(), statuses: load.statuses, errorSamples: load.errorSamples },
+      addresses: input.addresses.length, concurrency: 32, requests: load.ok, unfundedAnswers: unfunded(), statuses: load.statuses, errorSamples: load.errorSamples },
   };
   const vsHttp: ScenarioResult = {
     name: "balance-read (node:http)",

@@ -140,7 +140,8 @@ export class EventLog implements EventFeed {
  * becomes final, not from memory: holding every anchor of the last `maxRollback` blocks (a hex
  * hash and its transaction id, ~140 bytes of heap per anchor) grew the heap by ~40 MB in a 20 s
  * anchoring burst, and a full anchoring load sustained over 100 blocks (~36,000 anchors a block)
- * would have needed more than the node's whole heap. What is kept per block is its id.
+ * would have needed more than the node's whole heap. What is kept per block is its id; the price
+ * is one read and decode per anchored block at finality (9–20 ms for 36,000 anchors).
  */
 export function chainEventSource(log: EventLog, ledger: Ledger, logger: Logger): ChainEvents {
   const config: NetworkConfig = ledger.config;
