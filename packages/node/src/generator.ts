@@ -2,16 +2,65 @@
  * The Fair PoS block generator. After every change of the tip it computes, for each wallet
  * account whose generating balance reaches the minimum, the earliest moment it may forge on the
  * current tip (parent timestamp + delay from its hit), and arms one timer for the earliest of them.
- * When the timer fires on an unchanged tip it forges a block with the pool's transactions, applies
- * it through the chain manager and hands it to `publish`. A node with no eligible key never forges.
+ * When the timer fires on an unchanged tip it forges a block with the pool's transactions, hands it
+ * to `publish` and applies it through the chain manager. A node with no eligible key never forges.
+ *
+ * The transactions are chosen ahead: PREPARE_LEAD_MS before the slot the generator selects them
+ * from the pool against the tip's state and hashes their root; at the slot it only stamps, signs and
+ * publishes, so the selection's time is not added to every block's propagation. The selection is
+ * used only on the same tip and is chosen again at the slot when it still had room and the pool has
+ * gained transactions since, or when a late timer moves the block's timestamp past one of its
+ * transactions' time window.
  */
 import { equalBytes } from "@anchord/crypto";
-import { BLOCK_HEADER_WITH_SIGNATURE_LENGTH, createBlock, type Block } from "@anchord/protocol";
+import { BLOCK_HEADER_WITH_SIGNATURE_LENGTH, createBlock, encodedTx, transactionsRoot, validateTxTimestamp, type Block, type NetworkConfig, type SignedTx } from "@anchord/protocol";
 import { expectedBlockFields, type ExpectedBlockFields } from "@anchord/consensus";
 import type { Chain } from "./chain.js";
 import type { TxPool } from "./pool.js";
 import type { Wallet, WalletAccount } from "./wallet.js";
 import type { Logger } from "./logger.js";
+
+/**
+ * How long before its slot a block's transactions are selected. Under a full pool the selection
+ * and root of 5,000 transactions take 15–30 ms on an idle core and up to ~190 ms on two busy ones.
+ */
+export const PREPARE_LEAD_MS = 250;
+
+/** A block with less room than this left is not selected again for newly pooled transactions. */
+const FULL_BY_BYTES_ROOM = 1024;
+
+/** A block's transactions selected ahead of its slot, on the tip `tipId`. */
+export interface Prepared {
+  readonly tipId: Uint8Array;
+  /** The block timestamp the transactions' time window was checked against. */
+  readonly timestamp: number;
+  readonly transactions: readonly SignedTx[];
+  readonly root: Uint8Array;
+  /** Whether the block had (almost) no room left, by count or by bytes. */
+  readonly full: boolean;
+  /** `pool.additions` at the selection. */
+  readonly poolAdditions: number;
+}
+
+/**
+ * Whether a selection made ahead can be the block on `tipId` at `timestamp`: the same tip (so the
+ * same state the transactions were applied to), no room left or nothing pooled since, and every
+ * transaction in its time window at the block's timestamp.
+ */
+export function preparedHolds(
+  p: Prepared,
+  at: { tipId: Uint8Array; timestamp: number; poolAdditions: number; parentTimestamp: number; config: NetworkConfig },
+): boolean {
+  if (!equalBytes(p.tipId, at.tipId)) return false;
+  if (!p.full && at.poolAdditions !== p.poolAdditions) return false;
+  if (at.timestamp === p.timestamp) return true;
+  try {
+    for (const tx of p.transactions) validateTxTimestamp(tx, at.timestamp, at.parentTimestamp, at.config);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface Slot {
   account: WalletAccount;
@@ -30,6 +79,7 @@ export class Generator {
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private forging = false;
+  private prepared: Prepared | undefined;
   /** Whether each account could forge when last logged: a line only when that changes. */
   private readonly announced = new Map<string, boolean>();
 
@@ -52,6 +102,7 @@ export class Generator {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.prepared = undefined;
   }
 
   /** The earliest slot among the wallet's eligible accounts on the current tip. */
@@ -111,7 +162,47 @@ export class Generator {
     if (!slot) return;
     const tipId = this.chain.ledger.lastHeader.idBytes;
     const wait = Math.max(0, slot.timestamp - this.now());
-    this.timer = setTimeout(() => void this.forge(slot, tipId), Math.min(wait, 2 ** 31 - 1));
+    if (wait > PREPARE_LEAD_MS) this.timer = setTimeout(() => void this.prepare(slot, tipId), Math.min(wait - PREPARE_LEAD_MS, 2 ** 31 - 1));
+    else this.timer = setTimeout(() => void this.forge(slot, tipId), wait);
+  }
+
+  /** Selects the block's transactions ahead of its slot, then arms the timer that forges it. */
+  private async prepare(slot: Slot, tipId: Uint8Array): Promise<void> {
+    this.timer = undefined;
+    if (this.stopped) return;
+    try {
+      // a node that may not forge yet (still syncing) leaves it to forge, which looks again
+      if (!this.opts.canForge || this.opts.canForge()) {
+        await this.chain.exclusive(async () => {
+          if (equalBytes(this.chain.ledger.lastHeader.idBytes, tipId)) this.prepared = this.select(tipId, slot.timestamp);
+        });
+      }
+    } catch (e) {
+      this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, "Selecting the next block's transactions failed; selecting them at the slot");
+    }
+    // a tip change meanwhile has armed the timer for its own slot
+    if (this.stopped || this.timer) return;
+    this.timer = setTimeout(() => void this.forge(slot, tipId), Math.max(0, slot.timestamp - this.now()));
+  }
+
+  /** The pool's transactions for a block on the current tip `tipId` at `timestamp`. */
+  private select(tipId: Uint8Array, timestamp: number): Prepared {
+    const maxBytes = this.opts.maxBlockBytes - BLOCK_HEADER_WITH_SIGNATURE_LENGTH;
+    const poolAdditions = this.pool.additions;
+    const transactions = this.pool.select(this.opts.maxTransactions, timestamp, maxBytes);
+    let bytes = 0;
+    for (const tx of transactions) bytes += encodedTx(tx).length + 4;
+    const full = transactions.length >= this.opts.maxTransactions || maxBytes - bytes < FULL_BY_BYTES_ROOM;
+    return { tipId, timestamp, transactions, root: transactionsRoot(transactions), full, poolAdditions };
+  }
+
+  /** The prepared selection if it still holds for a block on `tipId` at `timestamp` (used once), else a new one. */
+  private selection(tipId: Uint8Array, timestamp: number): Prepared {
+    const p = this.prepared;
+    this.prepared = undefined;
+    const ledger = this.chain.ledger;
+    if (p !== undefined && preparedHolds(p, { tipId, timestamp, poolAdditions: this.pool.additions, parentTimestamp: ledger.lastHeader.timestamp, config: ledger.config })) return p;
+    return this.select(tipId, timestamp);
   }
 
   private async forge(slot: Slot, tipId: Uint8Array): Promise<void> {
@@ -153,13 +244,15 @@ export class Generator {
     const tip = ledger.lastHeader;
     if (!equalBytes(tip.idBytes, tipId)) return undefined; // the tip moved meanwhile
     const timestamp = Math.max(slot.timestamp, this.now());
+    const { transactions, root } = this.selection(tipId, timestamp);
     return createBlock(
       {
         timestamp,
         reference: tip.idBytes,
         baseTarget: slot.fields.baseTargetAt(timestamp),
         generationSignature: slot.fields.generationSignature,
-        transactions: this.pool.select(this.opts.maxTransactions, timestamp, this.opts.maxBlockBytes - BLOCK_HEADER_WITH_SIGNATURE_LENGTH),
+        transactions,
+        transactionsRoot: root,
       },
       slot.account.keyPair,
       ledger.config.chainIdByte,

@@ -44,6 +44,7 @@ export class TxPool {
   /** encoded bytes (latin1) → pooled transaction, so blocks reuse it instead of decoding it again */
   private readonly byBytes = new Map<string, SignedTx>();
   private seq = 0n;
+  private added = 0;
   private readonly listeners: ((tx: SignedTx) => void)[] = [];
   private readonly removalListeners: ((txs: readonly SignedTx[]) => void)[] = [];
   /** id → sequence number of transactions stored ahead of a rollback (see stash) */
@@ -58,6 +59,11 @@ export class TxPool {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** How many transactions the pool has taken in so far (a counter that only grows). */
+  get additions(): number {
+    return this.added;
   }
 
   get full(): boolean {
@@ -140,6 +146,7 @@ export class TxPool {
   /** Holds `tx` (admission checked it) under `seq`. O(log n). */
   insert(tx: SignedTx, seq: bigint, bytes: Uint8Array = encodedTx(tx), addedAt = this.now()): PoolEntry {
     if (seq >= this.seq) this.seq = seq + 1n;
+    this.added++;
     const entry: PoolEntry = { tx, seq, bytes, feePerByte: Number(tx.fee) / bytes.length, addedAt };
     this.entries.set(tx.id, entry);
     this.byFee.push(entry);

@@ -12,6 +12,8 @@ export interface NewBlockFields {
   readonly baseTarget: bigint;
   readonly generationSignature: Uint8Array;
   readonly transactions: readonly Transaction[];
+  /** `transactionsRoot(transactions)` when the caller computed it ahead (the generator); computed when omitted. */
+  readonly transactionsRoot?: Uint8Array;
 }
 
 /** Assembles a block from its header fields and signature; computes the id. */
@@ -53,7 +55,7 @@ export function createBlock(fields: NewBlockFields, kp: KeyPair, chainId: number
     generationSignature: fields.generationSignature,
     generator: kp.publicKey,
     transactionCount: fields.transactions.length,
-    transactionsRoot: transactionsRoot(fields.transactions),
+    transactionsRoot: fields.transactionsRoot ?? transactionsRoot(fields.transactions),
   };
   const signature = sign(kp, blockSigningBytes(encodeBlockHeader(header), chainId));
   return assembleBlock(header, signature, fields.transactions, chainId);
