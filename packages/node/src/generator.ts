@@ -8,9 +8,10 @@
  * The transactions are chosen ahead: PREPARE_LEAD_MS before the slot the generator selects them
  * from the pool against the tip's state and hashes their root; at the slot it only stamps, signs and
  * publishes, so the selection's time is not added to every block's propagation. The selection is
- * used only on the same tip and is chosen again at the slot when it still had room and the pool has
- * gained transactions since, or when a late timer moves the block's timestamp past one of its
- * transactions' time window.
+ * used only on the same tip, and is chosen again at the slot when it still had room and the pool has
+ * gained transactions since, or when one of its transactions is outside its time window at the
+ * block's timestamp (checked whenever that differs from the one selected for; a later timestamp,
+ * after a late timer, only widens the window today).
  */
 import { equalBytes } from "@anchord/crypto";
 import { BLOCK_HEADER_WITH_SIGNATURE_LENGTH, createBlock, encodedTx, transactionsRoot, validateTxTimestamp, type Block, type NetworkConfig, type SignedTx } from "@anchord/protocol";
