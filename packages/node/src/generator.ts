@@ -5,8 +5,9 @@
  * When the timer fires on an unchanged tip it forges a block with the pool's transactions, hands it
  * to `publish` and applies it through the chain manager. A node with no eligible key never forges.
  *
- * The transactions are chosen ahead: PREPARE_LEAD_MS before the slot the generator selects them
- * from the pool against the tip's state and hashes their root; at the slot it only stamps, signs and
+ * The transactions are chosen ahead: PREPARE_LEAD_MS before the slot (at once when the slot is
+ * nearer) the generator selects them from the pool against the tip's state and hashes their root;
+ * at the slot (or when the selection is done, if that is later) it only stamps, signs and
  * publishes, so the selection's time is not added to every block's propagation. The selection is
  * used only on the same tip, and is chosen again at the slot when it still had room and the pool has
  * gained transactions since, or when one of its transactions is outside its time window at the
@@ -162,9 +163,9 @@ export class Generator {
     const slot = this.nextSlot();
     if (!slot) return;
     const tipId = this.chain.ledger.lastHeader.idBytes;
-    const wait = Math.max(0, slot.timestamp - this.now());
-    if (wait > PREPARE_LEAD_MS) this.timer = setTimeout(() => void this.prepare(slot, tipId), Math.min(wait - PREPARE_LEAD_MS, 2 ** 31 - 1));
-    else this.timer = setTimeout(() => void this.forge(slot, tipId), wait);
+    // a slot less than the lead away (or past) is prepared at once and forged when it comes
+    const wait = Math.max(0, slot.timestamp - this.now() - PREPARE_LEAD_MS);
+    this.timer = setTimeout(() => void this.prepare(slot, tipId), Math.min(wait, 2 ** 31 - 1));
   }
 
   /** Selects the block's transactions ahead of its slot, then arms the timer that forges it. */
@@ -175,7 +176,8 @@ export class Generator {
       // a node that may not forge yet (still syncing) leaves it to forge, which looks again
       if (!this.opts.canForge || this.opts.canForge()) {
         await this.chain.exclusive(async () => {
-          if (equalBytes(this.chain.ledger.lastHeader.idBytes, tipId)) this.prepared = this.select(tipId, slot.timestamp);
+          // for the timestamp the block will have if forged on time (a past slot is stamped now)
+          if (equalBytes(this.chain.ledger.lastHeader.idBytes, tipId)) this.prepared = this.select(tipId, Math.max(slot.timestamp, this.now()));
         });
       }
     } catch (e) {
