@@ -75,7 +75,7 @@ await withNode("a", async (node) => {
   }, n / 2);
   await stage("admission.addMany (signature cached)", () => admission.addMany(txs.slice(n / 2)), n / 2);
   let selected: SignedTx[] = [];
-  await stage("pool.select (per selected tx)", () => (selected = pool.select(5000, Date.now())), Math.min(5000, n));
+  await stage("pool.select (per selected tx)", () => (selected = pool.select(5000, Date.now()).transactions), Math.min(5000, n));
   const b = block(node, selected);
   const bytes = encodeBlock(b);
   await stage("encodeBlock", () => encodeBlock(b), selected.length);

@@ -10,12 +10,11 @@
  * at the slot (or when the selection is done, if that is later) it only stamps, signs and
  * publishes, so the selection's time is not added to every block's propagation. The selection is
  * used only on the same tip, and is chosen again at the slot when it still had room and the pool has
- * gained transactions since, or when one of its transactions is outside its time window at the
- * block's timestamp (checked whenever that differs from the one selected for; a later timestamp,
- * after a late timer, only widens the window today).
+ * gained transactions since, or when the block's timestamp is earlier than the one it was selected
+ * for (a later one, after a late timer, only widens the transactions' time window).
  */
 import { equalBytes } from "@anchord/crypto";
-import { BLOCK_HEADER_WITH_SIGNATURE_LENGTH, createBlock, encodedTx, transactionsRoot, validateTxTimestamp, type Block, type NetworkConfig, type SignedTx } from "@anchord/protocol";
+import { BLOCK_HEADER_WITH_SIGNATURE_LENGTH, createBlock, transactionsRoot, type Block, type SignedTx } from "@anchord/protocol";
 import { expectedBlockFields, type ExpectedBlockFields } from "@anchord/consensus";
 import type { Chain } from "./chain.js";
 import type { TxPool } from "./pool.js";
@@ -28,9 +27,6 @@ import type { Logger } from "./logger.js";
  */
 export const PREPARE_LEAD_MS = 250;
 
-/** A block with less room than this left is not selected again for newly pooled transactions. */
-const FULL_BY_BYTES_ROOM = 1024;
-
 /** A block's transactions selected ahead of its slot, on the tip `tipId`. */
 export interface Prepared {
   readonly tipId: Uint8Array;
@@ -38,7 +34,7 @@ export interface Prepared {
   readonly timestamp: number;
   readonly transactions: readonly SignedTx[];
   readonly root: Uint8Array;
-  /** Whether the block had (almost) no room left, by count or by bytes. */
+  /** Whether the block had no room left for another pooled transaction (`TxPool.select`). */
   readonly full: boolean;
   /** `pool.additions` at the selection. */
   readonly poolAdditions: number;
@@ -46,22 +42,14 @@ export interface Prepared {
 
 /**
  * Whether a selection made ahead can be the block on `tipId` at `timestamp`: the same tip (so the
- * same state the transactions were applied to), no room left or nothing pooled since, and every
- * transaction in its time window at the block's timestamp.
+ * same state the transactions were applied to), no room left or nothing pooled since, and a
+ * timestamp no earlier than the one it was selected for. A transaction's time window
+ * (`validateTxTimestamp`) runs from the parent's timestamp − `maxTxTimestampBehindMs` to the
+ * block's + `maxTxTimestampAheadMs`: a later block timestamp only widens it, an earlier one (a
+ * clock set back) could leave a selected transaction out of it.
  */
-export function preparedHolds(
-  p: Prepared,
-  at: { tipId: Uint8Array; timestamp: number; poolAdditions: number; parentTimestamp: number; config: NetworkConfig },
-): boolean {
-  if (!equalBytes(p.tipId, at.tipId)) return false;
-  if (!p.full && at.poolAdditions !== p.poolAdditions) return false;
-  if (at.timestamp === p.timestamp) return true;
-  try {
-    for (const tx of p.transactions) validateTxTimestamp(tx, at.timestamp, at.parentTimestamp, at.config);
-    return true;
-  } catch {
-    return false;
-  }
+export function preparedHolds(p: Prepared, at: { tipId: Uint8Array; timestamp: number; poolAdditions: number }): boolean {
+  return equalBytes(p.tipId, at.tipId) && (p.full || at.poolAdditions === p.poolAdditions) && at.timestamp >= p.timestamp;
 }
 
 export interface Slot {
@@ -192,10 +180,7 @@ export class Generator {
   private select(tipId: Uint8Array, timestamp: number): Prepared {
     const maxBytes = this.opts.maxBlockBytes - BLOCK_HEADER_WITH_SIGNATURE_LENGTH;
     const poolAdditions = this.pool.additions;
-    const transactions = this.pool.select(this.opts.maxTransactions, timestamp, maxBytes);
-    let bytes = 0;
-    for (const tx of transactions) bytes += encodedTx(tx).length + 4;
-    const full = transactions.length >= this.opts.maxTransactions || maxBytes - bytes < FULL_BY_BYTES_ROOM;
+    const { transactions, full } = this.pool.select(this.opts.maxTransactions, timestamp, maxBytes);
     return { tipId, timestamp, transactions, root: transactionsRoot(transactions), full, poolAdditions };
   }
 
@@ -203,8 +188,7 @@ export class Generator {
   private selection(tipId: Uint8Array, timestamp: number): Prepared {
     const p = this.prepared;
     this.prepared = undefined;
-    const ledger = this.chain.ledger;
-    if (p !== undefined && preparedHolds(p, { tipId, timestamp, poolAdditions: this.pool.additions, parentTimestamp: ledger.lastHeader.timestamp, config: ledger.config })) return p;
+    if (p !== undefined && preparedHolds(p, { tipId, timestamp, poolAdditions: this.pool.additions })) return p;
     return this.select(tipId, timestamp);
   }
 

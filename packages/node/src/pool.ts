@@ -202,16 +202,22 @@ export class TxPool {
 
   /**
    * Transactions for a new block: pooled order (each valid after the previous), at most `max`,
-   * checked against the current state; the ones that no longer apply are skipped.
+   * checked against the current state; the ones that no longer apply are skipped. `full`: the
+   * block has no room left for another pooled transaction, by count, or one was left out for its
+   * size (a transaction pooled later could only take a place one of those left).
    */
-  select(max: number, blockTimestamp: number, maxBytes = Number.MAX_SAFE_INTEGER): SignedTx[] {
+  select(max: number, blockTimestamp: number, maxBytes = Number.MAX_SAFE_INTEGER): { transactions: SignedTx[]; full: boolean } {
     const ledger = this.ledger;
     const view = createOverlay(ledger.stateView());
     const out: SignedTx[] = [];
     let bytes = 0;
+    let leftOut = false;
     for (const e of this.ordered()) {
       if (out.length >= max) break;
-      if (bytes + e.bytes.length + 4 > maxBytes) continue;
+      if (bytes + e.bytes.length + 4 > maxBytes) {
+        leftOut = true;
+        continue;
+      }
       try {
         validateTxTimestamp(e.tx, blockTimestamp, ledger.lastHeader.timestamp, ledger.config);
         // applyTx checks everything before it writes: one that throws leaves `view` unchanged, so
@@ -224,7 +230,7 @@ export class TxPool {
         // stays pooled; revalidated after the next block
       }
     }
-    return out;
+    return { transactions: out, full: out.length >= max || leftOut };
   }
 
   /**

@@ -54,7 +54,7 @@ describe("admission after a block on the tip", () => {
       expect(await afterListener).toEqual([b1.id, b2.id]);
       expect(node.pool.all().map((x) => x.id)).toEqual([b1.id, b2.id]);
       // selection and further admission work on the rebuilt state: bob has 100 − 10 − 20 − fees
-      expect(node.pool.select(10, Date.now()).map((x) => x.id)).toEqual([b1.id, b2.id]);
+      expect(node.pool.select(10, Date.now()).transactions.map((x) => x.id)).toEqual([b1.id, b2.id]);
       const tooMuch = signed(bob, { type: 4, fee: FEE, recipient: carol.address, amount: 70n * TOKEN, timestamp: t + 5 });
       await expect(node.submit(tooMuch)).rejects.toMatchObject({ code: "INSUFFICIENT_FUNDS" });
       // the chain is looked up again once the recheck is over: a transaction of the block is refused

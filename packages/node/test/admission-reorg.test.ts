@@ -42,7 +42,7 @@ describe("readmission after a rollback", () => {
       // the lease comes back first, so its cancel still applies
       expect(readmitted.map((t) => t.id)).toEqual([lease.id]);
       expect(node.pool.all().map((t) => t.id)).toEqual([lease.id, cancel.id]);
-      expect(node.pool.select(10, Date.now()).map((t) => t.id)).toEqual([lease.id, cancel.id]);
+      expect(node.pool.select(10, Date.now()).transactions.map((t) => t.id)).toEqual([lease.id, cancel.id]);
       // stored once (under its stash key) and ahead of the cancel: a restart finds both, in order
       await node.stop();
       node = await start();

@@ -75,8 +75,12 @@ describe("Admission and the pool", () => {
     const anchor = signed(bob, { type: 15, fee: 35_000_000n, anchors: [hash] });
     await admission.add(anchor);
     expect(admission.pool.pendingAnchor(hash)).toBe(anchor.id);
-    expect(admission.pool.select(2, Date.now()).map((t) => t.id)).toEqual([lease.id, cancel.id]);
-    expect(admission.pool.select(10, Date.now(), 400).length).toBeLessThan(3);
+    expect(admission.pool.select(2, Date.now()).transactions.map((t) => t.id)).toEqual([lease.id, cancel.id]);
+    expect(admission.pool.select(10, Date.now(), 400).transactions.length).toBeLessThan(3);
+    // full: no room for another pooled transaction, by count or by size; room left otherwise
+    expect(admission.pool.select(2, Date.now()).full).toBe(true);
+    expect(admission.pool.select(10, Date.now(), 400).full).toBe(true);
+    expect(admission.pool.select(10, Date.now())).toMatchObject({ transactions: [lease, cancel, anchor].map((t) => expect.objectContaining({ id: t.id })), full: false });
     await admission.pool.close();
     await ledger.close();
   });
