@@ -9,7 +9,7 @@
  * is past the window, never handed wrong events.
  */
 import { addressFromPublicKey, toHex } from "@anchord/crypto";
-import { TxType, isFinalHeight, type NetworkConfig } from "@anchord/protocol";
+import { TxType, isFinalHeight, type Block, type NetworkConfig } from "@anchord/protocol";
 import type { ChainEventType, EventChunk, EventFeed } from "@anchord/api";
 import { txAddresses, type Ledger } from "@anchord/state";
 import type { ChainEvents } from "./chain.js";
@@ -154,14 +154,22 @@ export function chainEventSource(log: EventLog, ledger: Ledger, logger: Logger):
   /** The highest height whose final events were sent (a height reached again after a reorganisation is not final twice). */
   let finalSent = 0;
 
+  /** One `anchor` event per anchored hash of `block`, in its order; whether there was any. */
+  const emitAnchors = (block: Block, height: number, final: boolean): boolean => {
+    let any = false;
+    for (const tx of block.transactions) {
+      if (tx.type !== TxType.Anchor) continue;
+      for (const a of tx.anchors) log.emit("anchor", { hash: toHex(a), sourceId: tx.id, height, final });
+      any ||= tx.anchors.length > 0;
+    }
+    return any;
+  };
+
   const emitFinal = (height: number, id: string): void => {
     finals = finals
       .then(async () => {
         const b = await ledger.getBlock(height);
-        if (!b || b.id !== id) return;
-        for (const tx of b.transactions) {
-          if (tx.type === TxType.Anchor) for (const a of tx.anchors) log.emit("anchor", { hash: toHex(a), sourceId: tx.id, height, final: true });
-        }
+        if (b && b.id === id) emitAnchors(b, height, true);
       })
       // a stopping node closes the ledger under the read; anything else is worth a line
       .catch((e: unknown) => logger.warn({ height, err: String(e) }, "Final anchor events not sent: the block could not be read back"));
@@ -180,13 +188,7 @@ export function chainEventSource(log: EventLog, ledger: Ledger, logger: Logger):
         const addresses = txAddresses(tx, (id) => ledger.lease(id)?.recipient);
         log.emit("tx", { id: tx.id, type: tx.type, height, ...(tx.type === TxType.Genesis ? {} : { sender: tx.sender }) }, addresses);
       }
-      let anchors = false;
-      for (const tx of block.transactions) {
-        if (tx.type !== TxType.Anchor) continue;
-        for (const a of tx.anchors) log.emit("anchor", { hash: toHex(a), sourceId: tx.id, height, final: false });
-        anchors ||= tx.anchors.length > 0;
-      }
-      if (anchors) anchored.set(height, block.id);
+      if (emitAnchors(block, height, false)) anchored.set(height, block.id);
       // the block that became final with this one (tip − maxRollback)
       const finalHeight = height - config.maxRollback;
       if (finalHeight <= finalSent || !isFinalHeight(finalHeight, height, config)) return;
