@@ -27,6 +27,8 @@ export interface PoolEntry {
   readonly bytes: Uint8Array;
   readonly feePerByte: number;
   readonly addedAt: number;
+  /** `bytes` as a latin1 string: the entry's key in the by-bytes index. */
+  readonly bytesKey: string;
 }
 
 export type AddResult = "added" | "duplicate";
@@ -38,6 +40,14 @@ const evictedBefore = (a: PoolEntry, b: PoolEntry): boolean => a.feePerByte < b.
 
 export class TxPool {
   private readonly entries = new Map<string, PoolEntry>();
+  /**
+   * Whether `entries` iterates in sequence order (insertion order, with every entry inserted under
+   * a higher sequence number than the last): then ordered() needs no sort. A reload, a readmission
+   * under a stashed key or a renumbering can insert out of order; ordered() then sorts once and
+   * puts the entries back in order.
+   */
+  private inSeqOrder = true;
+  private lastInsertedSeq = -1n;
   private readonly byFee = new IndexedHeap<PoolEntry>(evictedBefore);
   /** hex(anchor) → ids of the pooled anchor transactions carrying it, first pooled first */
   private readonly anchors = new Map<string, string[]>();
@@ -88,7 +98,14 @@ export class TxPool {
 
   /** The entries in pooled (sequence) order. */
   ordered(): PoolEntry[] {
-    return [...this.entries.values()].sort((a, b) => (a.seq < b.seq ? -1 : 1));
+    const list = [...this.entries.values()];
+    if (this.inSeqOrder) return list;
+    list.sort((a, b) => (a.seq < b.seq ? -1 : 1));
+    this.entries.clear();
+    for (const e of list) this.entries.set(e.tx.id, e);
+    this.inSeqOrder = true;
+    this.lastInsertedSeq = list.at(-1)?.seq ?? -1n;
+    return list;
   }
 
   /** The entry a richer newcomer would evict (lowest fee per byte, latest among equals). */
@@ -147,7 +164,10 @@ export class TxPool {
   insert(tx: SignedTx, seq: bigint, bytes: Uint8Array = encodedTx(tx), addedAt = this.now()): PoolEntry {
     if (seq >= this.seq) this.seq = seq + 1n;
     this.added++;
-    const entry: PoolEntry = { tx, seq, bytes, feePerByte: Number(tx.fee) / bytes.length, addedAt };
+    const bytesKey = latin1(bytes);
+    const entry: PoolEntry = { tx, seq, bytes, feePerByte: Number(tx.fee) / bytes.length, addedAt, bytesKey };
+    if (seq < this.lastInsertedSeq || this.entries.has(tx.id)) this.inSeqOrder = false;
+    else this.lastInsertedSeq = seq;
     this.entries.set(tx.id, entry);
     this.byFee.push(entry);
     if (tx.type === TxType.Anchor) {
@@ -158,7 +178,7 @@ export class TxPool {
         else this.anchors.set(hex, [tx.id]);
       }
     }
-    this.byBytes.set(latin1(bytes), tx);
+    this.byBytes.set(bytesKey, tx);
     return entry;
   }
 
@@ -177,14 +197,15 @@ export class TxPool {
         else this.anchors.delete(hex);
       }
     }
-    const key = latin1(entry.bytes);
-    if (this.byBytes.get(key) === tx) this.byBytes.delete(key);
+    if (this.byBytes.get(entry.bytesKey) === tx) this.byBytes.delete(entry.bytesKey);
     return entry;
   }
 
   /** Lets go of everything (the stored bytes stay). */
   clear(): void {
     this.entries.clear();
+    this.inSeqOrder = true;
+    this.lastInsertedSeq = -1n;
     this.byFee.clear();
     this.anchors.clear();
     this.byBytes.clear();

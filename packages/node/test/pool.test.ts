@@ -84,4 +84,30 @@ describe("Admission and the pool", () => {
     await admission.pool.close();
     await ledger.close();
   });
+
+  it("keeps pooled order by sequence number, also when entries come in out of order", async () => {
+    const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n]]));
+    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
+    const pool = admission.pool;
+    const txs = [1n, 2n, 3n, 4n, 5n].map((amount) => signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount }));
+    const seqs = (): bigint[] => pool.ordered().map((e) => e.seq);
+    pool.insert(txs[0]!, 10n);
+    pool.insert(txs[1]!, 20n);
+    expect(seqs()).toEqual([10n, 20n]);
+    // a readmission under an older key (stashed ahead of a rollback) goes before
+    pool.insert(txs[2]!, 5n);
+    expect(seqs()).toEqual([5n, 10n, 20n]);
+    pool.insert(txs[3]!, 15n);
+    expect(pool.remove(txs[0]!.id)?.seq).toBe(10n);
+    pool.insert(txs[4]!, 30n);
+    expect(seqs()).toEqual([5n, 15n, 20n, 30n]);
+    expect(pool.stale(-1_000, 10).map((t) => t.id)).toEqual([txs[2], txs[3], txs[1], txs[4]].map((t) => t!.id));
+    // the by-bytes index follows inserts and removals
+    expect(pool.known(pool.entry(txs[3]!.id)!.bytes)?.id).toBe(txs[3]!.id);
+    const removed = pool.remove(txs[3]!.id)!;
+    expect(pool.known(removed.bytes)).toBeUndefined();
+    expect(pool.nextSeq()).toBe(31n);
+    await pool.close();
+    await ledger.close();
+  });
 });
