@@ -124,4 +124,35 @@ describe("admission after a block on the tip", () => {
       await node.stop();
     }
   });
+
+  it("looks a transaction up in the chain again when a block came while its signatures were checked", async () => {
+    const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 100_000n]]), timestamp: Date.now() - 3_600_000 };
+    const node = await Node.start({ dataDir: join(tempDir(), "n"), genesis, api: false, p2p: false, generate: false, walletSeeds: [] }, silentLogger());
+    try {
+      const t = Date.now();
+      let n = 0;
+      const pay = () => signed(alice, { type: 4, fee: FEE, recipient: carol.address, amount: TOKEN, timestamp: t + n++ });
+      // A batch whose signatures take the workers tens of ms holds `target`; the block carrying
+      // `target` is applied meanwhile. Admission screened `target` against the old tip, so it must
+      // not trust that screen any more. Tried again (fresh transactions) in the unlikely case the
+      // signatures were done before the block.
+      for (let attempt = 0; ; attempt++) {
+        const target = pay();
+        const batch = [...Array.from({ length: 3000 }, pay), target];
+        let settled = false;
+        const admitted = node.admission.addMany(batch, false).finally(() => (settled = true));
+        expect((await node.chain.processBlock(nextBlock(node, gen, [target]), "gossip")).status).toBe("applied");
+        const blockFirst = !settled;
+        const outcomes = await admitted;
+        if (!blockFirst && attempt < 2) continue;
+        expect(blockFirst).toBe(true);
+        expect(outcomes.at(-1)).toMatchObject({ code: "ALREADY_IN_CHAIN" });
+        expect(outcomes.slice(0, -1).every((o) => o === "added")).toBe(true);
+        expect(node.pool.has(target.id)).toBe(false);
+        break;
+      }
+    } finally {
+      await node.stop();
+    }
+  });
 });
