@@ -42,9 +42,9 @@ export class TxPool {
   private readonly entries = new Map<string, PoolEntry>();
   /**
    * Whether `entries` iterates in sequence order (insertion order, with every entry inserted under
-   * a higher sequence number than the last): then ordered() needs no sort. A reload, a readmission
-   * under a stashed key or a renumbering can insert out of order; ordered() then sorts once and
-   * puts the entries back in order.
+   * a higher sequence number than the last): then ordered() needs no sort. A readmission after a
+   * reorganisation can insert out of order (stashed keys mixed with fresh ones); ordered() then
+   * sorts once and puts the entries back in order.
    */
   private inSeqOrder = true;
   private lastInsertedSeq = -1n;
@@ -160,13 +160,13 @@ export class TxPool {
     return this.seq++;
   }
 
-  /** Holds `tx` (admission checked it) under `seq`. O(log n). */
+  /** Holds `tx` (admission checked it, and that it is not pooled already) under `seq`. O(log n). */
   insert(tx: SignedTx, seq: bigint, bytes: Uint8Array = encodedTx(tx), addedAt = this.now()): PoolEntry {
     if (seq >= this.seq) this.seq = seq + 1n;
     this.added++;
     const bytesKey = latin1(bytes);
     const entry: PoolEntry = { tx, seq, bytes, feePerByte: Number(tx.fee) / bytes.length, addedAt, bytesKey };
-    if (seq < this.lastInsertedSeq || this.entries.has(tx.id)) this.inSeqOrder = false;
+    if (seq < this.lastInsertedSeq) this.inSeqOrder = false;
     else this.lastInsertedSeq = seq;
     this.entries.set(tx.id, entry);
     this.byFee.push(entry);
