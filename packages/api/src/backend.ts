@@ -205,6 +205,11 @@ export interface ApiBackend {
 
   // blocks & node
   height(): number;
+  /**
+   * Id of the block at the tip. The confirmed state (balances, generating balances) changes
+   * only together with it: answers computed from that state are kept while it stays (tipTextCache.ts).
+   */
+  tipId(): string;
   block(height: number): Promise<Block | undefined>;
   /** The header (with signature and id) of the block at `height`. */
   blockHeader(height: number): BlockHeader | undefined;

@@ -109,6 +109,28 @@ describe("balances and consensus reads", () => {
     for (const route of routes) for (const a of bad) expectErrorBody(await t.get(route(encodeURIComponent(a))), 400, 102);
   });
 
+  it("balance details follow the tip: a block that changes an address is answered at once, in both number formats", async () => {
+    const path = `/addresses/balance/details/${RECEIVER}`;
+    const strings = { Accept: "application/json;large-significand-format=string" };
+    const before = { address: RECEIVER, regular: SENT, generating: 0n, available: SENT, effective: SENT, leasing: 0n };
+    // read twice at this tip: the second answer is the text kept for it
+    for (let i = 0; i < 2; i++) {
+      expect((await t.get(path)).json).toEqual(norm(before));
+      expect((await t.get(path, strings)).text).toBe(`{"address":"${RECEIVER}","regular":"${SENT}","generating":"0","available":"${SENT}","effective":"${SENT}","leasing":"0"}`);
+    }
+    const kp2 = keyPairFromSeed(SEED_2);
+    const again = signTx(createTx({ type: 4, timestamp: t.backend.now + 1, fee: FEE, senderPublicKey: kp2.publicKey, recipient: RECEIVER, amount: SENT }, T), kp2);
+    await t.backend.broadcast(again);
+    // pooled, not confirmed: the tip and the answer stay
+    expect((await t.get(path)).json).toEqual(norm(before));
+    t.backend.mine();
+    const after = { ...before, regular: 2n * SENT, available: 2n * SENT, effective: 2n * SENT };
+    expect((await t.get(path)).json).toEqual(norm(after));
+    expect((await t.get(path, strings)).text).toBe(`{"address":"${RECEIVER}","regular":"${2n * SENT}","generating":"0","available":"${2n * SENT}","effective":"${2n * SENT}","leasing":"0"}`);
+    // a bad address is still refused after a good one was kept
+    expectErrorBody(await t.get(`/addresses/balance/details/${RECEIVER.slice(0, -1)}`), 400, 102);
+  });
+
   it("confirmations must be a non-negative integer up to 100000", async () => {
     for (const c of ["-1", "1.5", "abc", "100001", "1e3", "99999999999999999999", " 1", "01x"]) {
       expectErrorBody(await t.get(`/addresses/balance/${ADDRESS_1}/${encodeURIComponent(c)}`), 400);

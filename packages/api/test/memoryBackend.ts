@@ -333,6 +333,9 @@ export class MemoryBackend implements ApiBackend {
   height(): number {
     return this.blocks.length;
   }
+  tipId(): string {
+    return this.blocks[this.blocks.length - 1]!.id;
+  }
   async block(height: number): Promise<Block | undefined> {
     return this.blocks[height - 1];
   }

@@ -194,6 +194,10 @@ export class NodeBackend implements ApiBackend {
     return this.node.ledger.height;
   }
 
+  tipId(): string {
+    return this.node.ledger.lastHeader.id;
+  }
+
   block(height: number): Promise<Block | undefined> {
     return this.node.ledger.getBlock(height);
   }

@@ -1,8 +1,12 @@
 /** Balances (interface §4.4–4.6) and the consensus reads (LTO extras). */
 import { parseAddress } from "@anchord/crypto";
+import { stringifyJson } from "@anchord/protocol";
+import type { ApiBackend } from "../backend.js";
+import { jsonContentType, wantsBigintStrings } from "../http.js";
 import { parseAddressText, parseConfirmations, parseHeight } from "../params.js";
 import { errorDoc, json, type ParamDoc, type RouteContext, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
+import { TipTextCache } from "../tipTextCache.js";
 
 const EXAMPLE_ADDRESS = "3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW";
 
@@ -16,6 +20,23 @@ const badAddress = errorDoc("Invalid address (code 102)");
 const badAddressOrConfirmations = errorDoc("Invalid address (code 102) or confirmations out of range");
 
 const addressOf = (ctx: RouteContext): string => parseAddressText(ctx.params["address"], ctx.backend.config.chainIdByte);
+
+/** Balance-details answers per backend (node), as sent: bigint as literals, and as strings. */
+const detailsTexts = new WeakMap<ApiBackend, { plain: TipTextCache; strings: TipTextCache }>();
+
+/** The JSON text of an address's balance details at the tip, kept until the tip moves. */
+function balanceDetailsText(ctx: RouteContext, asStrings: boolean): string {
+  const backend = ctx.backend;
+  let caches = detailsTexts.get(backend);
+  if (caches === undefined) detailsTexts.set(backend, (caches = { plain: new TipTextCache(), strings: new TipTextCache() }));
+  return (asStrings ? caches.strings : caches.plain).text(backend.tipId(), ctx.params["address"]!, () => {
+    const address = addressOf(ctx);
+    const b = backend.balances(address);
+    const generating = backend.generatingBalance(address);
+    const body = { address, regular: b.regular, generating, available: b.available, effective: b.effective, leasing: b.leaseOut };
+    return stringifyJson(body, undefined, { bigintAsString: asStrings });
+  });
+}
 
 export const addressRoutes: RouteDef[] = [
   // `details/:address` is registered before `:address/:confirmations`, which would capture it.
@@ -35,10 +56,8 @@ export const addressRoutes: RouteDef[] = [
       400: badAddress,
     },
     handler: (ctx) => {
-      const address = addressOf(ctx);
-      const b = ctx.backend.balances(address);
-      const generating = ctx.backend.generatingBalance(address);
-      return json({ address, regular: b.regular, generating, available: b.available, effective: b.effective, leasing: b.leaseOut });
+      const asStrings = wantsBigintStrings(ctx.req.headers.accept);
+      return { contentType: jsonContentType(asStrings), text: balanceDetailsText(ctx, asStrings) };
     },
   },
   {
