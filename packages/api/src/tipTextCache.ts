@@ -13,7 +13,7 @@
  * Bounded by its entry count: when full, new texts are served but not kept until the tip moves.
  */
 
-/** Default bound: ~2× the bench's 10,000 addresses; ~300 bytes an entry, a few MB in all. */
+/** Default bound: twice the bench's 10,000 addresses; ~300 bytes an entry, ~6 MB when full. */
 export const TIP_TEXT_CACHE_ENTRIES = 20_000;
 
 export class TipTextCache {
