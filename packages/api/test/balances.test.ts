@@ -109,26 +109,49 @@ describe("balances and consensus reads", () => {
     for (const route of routes) for (const a of bad) expectErrorBody(await t.get(route(encodeURIComponent(a))), 400, 102);
   });
 
-  it("balance details follow the tip: a block that changes an address is answered at once, in both number formats", async () => {
-    const path = `/addresses/balance/details/${RECEIVER}`;
+  it("reads of the confirmed state follow the tip: each answers a new block at once, in both number formats", async () => {
     const strings = { Accept: "application/json;large-significand-format=string" };
-    const before = { address: RECEIVER, regular: SENT, generating: 0n, available: SENT, effective: SENT, leasing: 0n };
-    // read twice at this tip: the second answer is the text kept for it
-    for (let i = 0; i < 2; i++) {
-      expect((await t.get(path)).json).toEqual(norm(before));
-      expect((await t.get(path, strings)).text).toBe(`{"address":"${RECEIVER}","regular":"${SENT}","generating":"0","available":"${SENT}","effective":"${SENT}","leasing":"0"}`);
-    }
+    const asText = (j: unknown): Record<string, string> => Object.fromEntries(Object.entries(j as object).map(([k, v]) => [k, String(v)]));
+    /** [regular, generating, effective] of the details, then balance, balance/2, effectiveBalance, effectiveBalance/2, generatingbalance. */
+    const reads = async (a: string): Promise<bigint[]> => {
+      const out: bigint[] = [];
+      for (const p of [`/addresses/balance/details/${a}`, `/addresses/balance/${a}`, `/addresses/balance/${a}/2`, `/addresses/effectiveBalance/${a}`, `/addresses/effectiveBalance/${a}/2`, `/consensus/generatingbalance/${a}`]) {
+        const plain = await t.get(p);
+        expect(plain.status).toBe(200);
+        // the other number format is kept apart, and says the same
+        expect(asText((await t.get(p, strings)).json)).toEqual(asText(plain.json));
+        const body = asText(plain.json);
+        if (body["regular"] !== undefined) out.push(BigInt(body["regular"]), BigInt(body["generating"]!), BigInt(body["effective"]!));
+        else out.push(BigInt(body["balance"]!));
+      }
+      return out;
+    };
+    const S = SENT;
+    const A = 2n * LEASED; // more than account 2 was leased: its effective balance falls below its generating one
+    // height 3: RECEIVER got S (and had nothing at heights 1 and 2, inside every window)
+    const before = [S, 0n, S, S, 0n, S, 0n, 0n];
+    const generating2 = (r: bigint[]): bigint[] => [r[1]!, r[7]!];
+    expect(await reads(RECEIVER)).toEqual(before);
+    expect(await reads(RECEIVER)).toEqual(before);
+    expect(generating2(await reads(ADDRESS_2))).toEqual([BIG_BALANCE, BIG_BALANCE]);
     const kp2 = keyPairFromSeed(SEED_2);
-    const again = signTx(createTx({ type: 4, timestamp: t.backend.now + 1, fee: FEE, senderPublicKey: kp2.publicKey, recipient: RECEIVER, amount: SENT }, T), kp2);
-    await t.backend.broadcast(again);
-    // pooled, not confirmed: the tip and the answer stay
-    expect((await t.get(path)).json).toEqual(norm(before));
+    await t.backend.broadcast(signTx(createTx({ type: 4, timestamp: t.backend.now + 1, fee: FEE, senderPublicKey: kp2.publicKey, recipient: RECEIVER, amount: A }, T), kp2));
+    // pooled, not confirmed: the tip and the answers stay
+    expect(await reads(RECEIVER)).toEqual(before);
+    expect(generating2(await reads(ADDRESS_2))).toEqual([BIG_BALANCE, BIG_BALANCE]);
+    // height 4 confirms it
     t.backend.mine();
-    const after = { ...before, regular: 2n * SENT, available: 2n * SENT, effective: 2n * SENT };
-    expect((await t.get(path)).json).toEqual(norm(after));
-    expect((await t.get(path, strings)).text).toBe(`{"address":"${RECEIVER}","regular":"${2n * SENT}","generating":"0","available":"${2n * SENT}","effective":"${2n * SENT}","leasing":"0"}`);
-    // a bad address is still refused after a good one was kept
+    expect(await reads(RECEIVER)).toEqual([S + A, 0n, S + A, S + A, S, S + A, S, 0n]);
+    const effective2 = BIG_BALANCE + LEASED - 2n * FEE - S - A;
+    expect(generating2(await reads(ADDRESS_2))).toEqual([effective2, effective2]);
+    // height 5 changes no account, only the windows of the last two blocks
+    t.backend.mine();
+    expect(await reads(RECEIVER)).toEqual([S + A, 0n, S + A, S + A, S + A, S + A, S + A, 0n]);
+    // a bad address is still refused after good ones were kept, also one whose decoded text reads
+    // like a kept address and confirmations ("%2F" is "/")
     expectErrorBody(await t.get(`/addresses/balance/details/${RECEIVER.slice(0, -1)}`), 400, 102);
+    expectErrorBody(await t.get(`/addresses/balance/${RECEIVER}%2F2`), 400, 102);
+    expectErrorBody(await t.get(`/addresses/effectiveBalance/${RECEIVER}%2F2`), 400, 102);
   });
 
   it("confirmations must be a non-negative integer up to 100000", async () => {

@@ -4,7 +4,7 @@ import { stringifyJson } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
 import { jsonContentType, wantsBigintStrings } from "../http.js";
 import { parseAddressText, parseConfirmations, parseHeight } from "../params.js";
-import { errorDoc, json, type ParamDoc, type RouteContext, type RouteDef } from "../route.js";
+import { errorDoc, json, type ParamDoc, type RouteContext, type RouteDef, type TextReply } from "../route.js";
 import { ref } from "../schemas.js";
 import { TipTextCache } from "../tipTextCache.js";
 
@@ -21,21 +21,28 @@ const badAddressOrConfirmations = errorDoc("Invalid address (code 102) or confir
 
 const addressOf = (ctx: RouteContext): string => parseAddressText(ctx.params["address"], ctx.backend.config.chainIdByte);
 
-/** Balance-details answers per backend (node), as sent: bigint as literals, and as strings. */
-const detailsTexts = new WeakMap<ApiBackend, { plain: TipTextCache; strings: TipTextCache }>();
+/** Answers read from the confirmed state, per backend (node) and number format: literals, strings. */
+const tipTexts = new WeakMap<ApiBackend, readonly [TipTextCache, TipTextCache]>();
 
-/** The JSON text of an address's balance details at the tip, kept until the tip moves. */
-function balanceDetailsText(ctx: RouteContext, asStrings: boolean): string {
+/**
+ * Two path parameters as one key, without ambiguity: a decoded parameter may hold any character
+ * (`%2F` is "/"), so the first is prefixed with its length rather than followed by a separator.
+ */
+const pairKey = (a: string, b: string): string => `${a.length}:${a}${b}`;
+
+/**
+ * The answer of a read of the confirmed state at the tip: `body()` as JSON, or the text kept for
+ * `key` since the tip last moved. A key is a letter of its own per route, then the request's
+ * parameters as sent: nothing is checked on a hit, so two requests that are not answered alike
+ * must never share a key.
+ */
+function atTip(ctx: RouteContext, key: string, body: () => unknown): TextReply {
   const backend = ctx.backend;
-  let caches = detailsTexts.get(backend);
-  if (caches === undefined) detailsTexts.set(backend, (caches = { plain: new TipTextCache(), strings: new TipTextCache() }));
-  return (asStrings ? caches.strings : caches.plain).text(backend.tipId(), ctx.params["address"]!, () => {
-    const address = addressOf(ctx);
-    const b = backend.balances(address);
-    const generating = backend.generatingBalance(address);
-    const body = { address, regular: b.regular, generating, available: b.available, effective: b.effective, leasing: b.leaseOut };
-    return stringifyJson(body, undefined, { bigintAsString: asStrings });
-  });
+  const asStrings = wantsBigintStrings(ctx.req.headers.accept);
+  let caches = tipTexts.get(backend);
+  if (caches === undefined) tipTexts.set(backend, (caches = [new TipTextCache(), new TipTextCache()]));
+  const text = caches[asStrings ? 1 : 0].text(backend.tipId(), key, () => stringifyJson(body(), undefined, { bigintAsString: asStrings }));
+  return { contentType: jsonContentType(asStrings), text };
 }
 
 export const addressRoutes: RouteDef[] = [
@@ -55,10 +62,13 @@ export const addressRoutes: RouteDef[] = [
       },
       400: badAddress,
     },
-    handler: (ctx) => {
-      const asStrings = wantsBigintStrings(ctx.req.headers.accept);
-      return { contentType: jsonContentType(asStrings), text: balanceDetailsText(ctx, asStrings) };
-    },
+    handler: (ctx) =>
+      atTip(ctx, `d${ctx.params["address"]!}`, () => {
+        const address = addressOf(ctx);
+        const b = ctx.backend.balances(address);
+        const generating = ctx.backend.generatingBalance(address);
+        return { address, regular: b.regular, generating, available: b.available, effective: b.effective, leasing: b.leaseOut };
+      }),
   },
   {
     method: "get",
@@ -71,10 +81,11 @@ export const addressRoutes: RouteDef[] = [
       200: { description: "Balance in base units", schema: ref("Balance"), example: { address: EXAMPLE_ADDRESS, confirmations: 0, balance: 500000000000 } },
       400: badAddress,
     },
-    handler: (ctx) => {
-      const address = addressOf(ctx);
-      return json({ address, confirmations: 0, balance: ctx.backend.balances(address).regular });
-    },
+    handler: (ctx) =>
+      atTip(ctx, `b${ctx.params["address"]!}`, () => {
+        const address = addressOf(ctx);
+        return { address, confirmations: 0, balance: ctx.backend.balances(address).regular };
+      }),
   },
   {
     method: "get",
@@ -87,11 +98,12 @@ export const addressRoutes: RouteDef[] = [
       200: { description: "Balance in base units", schema: ref("Balance"), example: { address: EXAMPLE_ADDRESS, confirmations: 10, balance: 500000000000 } },
       400: badAddressOrConfirmations,
     },
-    handler: (ctx) => {
-      const address = addressOf(ctx);
-      const confirmations = parseConfirmations(ctx.params["confirmations"]!);
-      return json({ address, confirmations, balance: ctx.backend.minRegularBalance(address, confirmations) });
-    },
+    handler: (ctx) =>
+      atTip(ctx, `c${pairKey(ctx.params["address"]!, ctx.params["confirmations"]!)}`, () => {
+        const address = addressOf(ctx);
+        const confirmations = parseConfirmations(ctx.params["confirmations"]!);
+        return { address, confirmations, balance: ctx.backend.minRegularBalance(address, confirmations) };
+      }),
   },
   {
     method: "get",
@@ -104,10 +116,11 @@ export const addressRoutes: RouteDef[] = [
       200: { description: "Balance in base units", schema: ref("Balance"), example: { address: EXAMPLE_ADDRESS, confirmations: 0, balance: 400000000000 } },
       400: badAddress,
     },
-    handler: (ctx) => {
-      const address = addressOf(ctx);
-      return json({ address, confirmations: 0, balance: ctx.backend.balances(address).effective });
-    },
+    handler: (ctx) =>
+      atTip(ctx, `e${ctx.params["address"]!}`, () => {
+        const address = addressOf(ctx);
+        return { address, confirmations: 0, balance: ctx.backend.balances(address).effective };
+      }),
   },
   {
     method: "get",
@@ -120,11 +133,12 @@ export const addressRoutes: RouteDef[] = [
       200: { description: "Balance in base units", schema: ref("Balance"), example: { address: EXAMPLE_ADDRESS, confirmations: 10, balance: 400000000000 } },
       400: badAddressOrConfirmations,
     },
-    handler: (ctx) => {
-      const address = addressOf(ctx);
-      const confirmations = parseConfirmations(ctx.params["confirmations"]!);
-      return json({ address, confirmations, balance: ctx.backend.minEffectiveBalance(address, confirmations) });
-    },
+    handler: (ctx) =>
+      atTip(ctx, `f${pairKey(ctx.params["address"]!, ctx.params["confirmations"]!)}`, () => {
+        const address = addressOf(ctx);
+        const confirmations = parseConfirmations(ctx.params["confirmations"]!);
+        return { address, confirmations, balance: ctx.backend.minEffectiveBalance(address, confirmations) };
+      }),
   },
   {
     method: "get",
@@ -137,10 +151,11 @@ export const addressRoutes: RouteDef[] = [
       200: { description: "Balance in base units", schema: ref("AddressAmount"), example: { address: EXAMPLE_ADDRESS, balance: 400000000000 } },
       400: badAddress,
     },
-    handler: (ctx) => {
-      const address = addressOf(ctx);
-      return json({ address, balance: ctx.backend.generatingBalance(address) });
-    },
+    handler: (ctx) =>
+      atTip(ctx, `g${ctx.params["address"]!}`, () => {
+        const address = addressOf(ctx);
+        return { address, balance: ctx.backend.generatingBalance(address) };
+      }),
   },
   {
     method: "get",
