@@ -13,11 +13,11 @@ import * as http from "node:http";
 const [host, portText, countText] = process.argv.slice(2);
 const port = Number(portText);
 const count = Number(countText);
+/** Lines not yet written: held until `ready` is out (a stream opened early may see a block first). */
 const out: string[] = [];
 const flush = (): void => {
   if (out.length) process.stdout.write(out.splice(0).join("\n") + "\n");
 };
-setInterval(flush, 50);
 const parent = process.ppid;
 setInterval(() => {
   if (process.ppid !== parent) process.exit(0);
@@ -57,6 +57,8 @@ function open(i: number): Promise<void> {
 try {
   for (let i = 0; i < count; i++) await open(i);
   process.stdout.write("ready\n");
+  flush();
+  setInterval(flush, 50);
 } catch (e) {
   process.stdout.write(`error ${(e as Error).message}\n`);
   process.exit(1);
