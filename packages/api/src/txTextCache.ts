@@ -11,7 +11,7 @@
  * needs invalidating: the text does not hold the height, which the caller appends. Bounded by the
  * bytes it holds, oldest written out first.
  */
-import { stringifyJson, txToJson, type Transaction } from "@anchord/protocol";
+import { flatString, stringifyJson, txToJson, type Transaction } from "@anchord/protocol";
 
 /** Default bound of one node's cache: ~35,000 transfers. */
 export const TX_TEXT_CACHE_BYTES = 32 * 1024 * 1024;
@@ -60,7 +60,8 @@ export class TxTextCache {
     // a hit changes nothing (no move to the back): deleting and re-adding every hit made the Map
     // rebuild its table every few thousand hits, in old space, and the collector run for it
     if (cached !== undefined) return cached;
-    const text = stringifyJson(txToJson(tx()), undefined, { bigintAsString: asStrings });
+    // flat: the bound counts the text's characters, which a tree of pieces would exceed
+    const text = flatString(stringifyJson(txToJson(tx()), undefined, { bigintAsString: asStrings }));
     if (!entry) {
       entry = { blockId, position, size: ENTRY_OVERHEAD + key.length };
       this.#bytes += entry.size;

@@ -9,7 +9,7 @@
  * is past the window, never handed wrong events.
  */
 import { addressFromPublicKey, toHex } from "@anchord/crypto";
-import { TxType, isFinalHeight, type Block, type NetworkConfig } from "@anchord/protocol";
+import { TxType, flatString, isFinalHeight, type Block, type NetworkConfig } from "@anchord/protocol";
 import type { ChainEventType, EventChunk, EventFeed } from "@anchord/api";
 import { txAddresses, type Ledger } from "@anchord/state";
 import type { ChainEvents } from "./chain.js";
@@ -20,9 +20,9 @@ import type { Logger } from "./logger.js";
  * produce (a 2 MiB block holds ~60,000 anchors, and the anchors of the block that became final
  * come with it): a stream is written only between blocks, so a block's events must all fit.
  * An event is kept as its JSON data, its type and, for a `tx` event, the addresses it concerns,
- * each one string, not objects (JSON.stringify's text is itself held as a few V8 string pieces:
- * ~7 MB of pieces in a full window of anchor events): ~250–350 bytes for a transfer's, ~25–35 MB
- * for a full window (docs/performance.md).
+ * each one flat string, not objects (JSON.stringify's text comes as a tree of V8 string pieces,
+ * ~95 bytes more a transfer's event, until flatString joins it): ~230 bytes for a transfer's with
+ * its addresses, ~23 MB for a full window (docs/performance.md).
  */
 export const EVENT_WINDOW = 100_000;
 /** Streams are woken at the latest after this many new events (see emit). */
@@ -109,7 +109,7 @@ export class EventLog implements EventFeed {
   emit(type: ChainEventType, data: Record<string, unknown>, addresses?: readonly string[]): void {
     const id = this.next++;
     const at = id % this.capacity;
-    this.data[at] = JSON.stringify(data);
+    this.data[at] = flatString(JSON.stringify(data));
     this.types[at] = TYPE_CODE[type];
     this.concerns[at] = addresses?.join(" ");
     // a long burst (a block of thousands of anchors) wakes them every WAKE_EVERY events, so that
