@@ -7,8 +7,6 @@ import { createHash } from "node:crypto";
 import { TxType, type Transaction } from "@anchord/protocol";
 
 const verifiedKeys = new WeakMap<Transaction, string>();
-/** Bytes of the key's digest kept (160 bits of SHA-256: no twin can be made to meet a kept key). */
-const KEY_BYTES = 20;
 
 /**
  * Cache key of a transaction: a digest of its id, its proofs and its sponsor key. The id covers
@@ -16,10 +14,12 @@ const KEY_BYTES = 20;
  * not pass as verified (a block carrying it would be valid here and invalid on every node that
  * never saw the original: a chain split).
  *
- * The key is one flat string of 20 one-byte characters (~40 bytes of heap), not the id and a
- * base64 digest joined: that joined key was a V8 cons string holding the id and a slice of the
- * digest's text, ~220 bytes a key, and the cache keeps up to 200,000 of them (a heap snapshot
- * under the full load held ~22 MB of them at 97,000; docs/performance.md, tenth session).
+ * The key is the SHA-256 digest as one flat string of 32 one-byte characters (~48 bytes of heap,
+ * made without a Buffer), never equal to a genesis transaction's key (its id, 43 or 44
+ * characters). The id and a base64 digest joined, as before, made a V8 cons string holding the id
+ * and a slice of the digest's text: ~220 bytes a key, and the cache keeps up to 200,000 of them
+ * (a heap snapshot under the full load held ~22 MB of them at 97,000; docs/performance.md, tenth
+ * session).
  */
 export function verifiedKey(tx: Transaction): string {
   if (tx.type === TxType.Genesis) return tx.id;
@@ -29,7 +29,7 @@ export function verifiedKey(tx: Transaction): string {
     const h = createHash("sha256").update(Uint8Array.of(tx.id.length)).update(tx.id).update(Uint8Array.of(tx.proofs.length));
     for (const p of tx.proofs) h.update(Uint8Array.of(p.length >> 8, p.length & 0xff)).update(p);
     if (tx.sponsor) h.update(Uint8Array.of(tx.sponsor.keyType.length)).update(tx.sponsor.keyType).update(tx.sponsor.publicKey);
-    key = h.digest().toString("latin1", 0, KEY_BYTES);
+    key = h.digest("binary"); // latin1: one character per byte
     verifiedKeys.set(tx, key);
   }
   return key;

@@ -16,12 +16,12 @@ const transfer = (amount = 1n * TOKEN): SignedTx => signed(alice, { type: 4, fee
 const withProofs = (tx: SignedTx, proofs: readonly Uint8Array[]): SignedTx => ({ ...tx, proofs }) as SignedTx;
 
 describe("verifiedKey", () => {
-  it("is the same for the same transaction decoded again, and 20 characters long", () => {
+  it("is the same for the same transaction decoded again, and 32 characters long (the digest)", () => {
     const tx = transfer();
     const again = decodeTx(encodedTx(tx), tx.chainId) as SignedTx;
     expect(again).not.toBe(tx);
     expect(verifiedKey(again)).toBe(verifiedKey(tx));
-    expect(verifiedKey(tx)).toHaveLength(20);
+    expect(verifiedKey(tx)).toHaveLength(32);
   });
 
   it("differs for a twin with another proof byte, an extra proof, a proof moved or another sponsor", () => {
