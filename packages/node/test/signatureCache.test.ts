@@ -24,7 +24,7 @@ describe("verifiedKey", () => {
     expect(verifiedKey(tx)).toHaveLength(32);
   });
 
-  it("differs for a twin with another proof byte, an extra proof, a proof moved or another sponsor", () => {
+  it("differs for a twin with another proof byte, an extra proof, the same proof bytes split in two, or another sponsor", () => {
     const tx = transfer();
     const [proof] = tx.proofs as [Uint8Array];
     const flipped = Uint8Array.from(proof, (b, i) => (i === proof.length - 1 ? b ^ 1 : b));
