@@ -105,7 +105,8 @@ export class Chain {
     const started = performance.now();
     await this.verifySignatures(block);
     // verifySignatures has just checked every transaction of the block, exact proofs included
-    await this.ledger.applyBlock(block, { verified: () => true });
+    // the pool's transactions are not on the chain while it is current: no lookup for them
+    await this.ledger.applyBlock(block, { verified: () => true, offChain: (id) => this.admission.knownOffChain(id) });
     const height = this.ledger.height;
     const applyMs = Math.round(performance.now() - started);
     for (const tx of block.transactions) this.admission.verified.add(tx);

@@ -37,6 +37,12 @@ export class TxAdmission {
    * the recheck after a block (see recheckInPlace). Undefined outside such a section.
    */
   private offChain: ((id: string) => boolean) | undefined;
+  /**
+   * The ledger's version (Ledger.version) at which every pooled transaction was last known not to
+   * be on the chain: set by the load and by each recheck after a ledger change. Admission keeps it
+   * true in between (it screens each transaction against the tip it inserts it at).
+   */
+  private currentAt = -1;
 
   constructor(
     readonly pool: TxPool,
@@ -58,6 +64,15 @@ export class TxAdmission {
       lease: (id) => base.lease(id),
       hasTransaction: (id) => !(this.offChain?.(id) ?? false) && base.hasTransaction(id),
     };
+  }
+
+  /**
+   * Whether `id` is known not to be on the chain at its tip: it is pooled, and the chain has not
+   * changed since the pool was last checked against it. Applying a block on the tip skips the
+   * chain lookup of such transactions (Ledger.applyBlock's `offChain`).
+   */
+  knownOffChain(id: string): boolean {
+    return this.currentAt === this.ledger.version && this.pool.has(id);
   }
 
   /** Opens the pool's store, and the pool with what it holds that is still valid. */
@@ -113,6 +128,7 @@ export class TxAdmission {
         drop.push({ type: "del", seq });
       }
     });
+    this.currentAt = this.ledger.version;
     if (drop.length) await store.write(drop, false);
     this.logger.info({ restored: this.pool.size, dropped: drop.length }, "Transaction pool loaded");
   }
@@ -332,6 +348,8 @@ export class TxAdmission {
         ops.push({ type: "del", seq: e.seq });
       }
     }
+    // every pooled transaction was screened against the chain at this tip, above
+    this.currentAt = ledger.version;
     // stashed ahead of a rollback but not readmitted (back on chain, or invalid now): leave the store
     for (const seq of stashed.values()) ops.push({ type: "del", seq });
     if (ops.length) await this.pool.write(ops);
@@ -347,13 +365,15 @@ export class TxAdmission {
    * node with a full pool (25,000) 266 ms on an idle core; this way 172 (bench/tools/stages.ts).
    *
    * With `included` (one block applied on the tip), pooled transactions are not looked up in the
-   * chain: none was on it at the tip before (admission and the previous call saw to that), and
-   * what this block put on it is `included`. Without it (a fork switch), everything is looked up.
+   * chain: none was on it at the tip before (admission and the previous call saw to that: the pool
+   * was current one ledger version ago), and what this block put on it is `included`. Otherwise
+   * (a fork switch, or a ledger change this pool missed), everything is looked up.
    */
   private async recheckInPlace(included: ReadonlySet<string> | undefined): Promise<void> {
     const ledger = this.ledger;
     this.overlay = createOverlay(this.chainView());
-    if (included !== undefined) this.offChain = () => true;
+    const justIncluded = this.currentAt === ledger.version - 1 ? included : undefined;
+    if (justIncluded !== undefined) this.offChain = () => true;
     const removed: SignedTx[] = [];
     const ops: StoreOp[] = [];
     try {
@@ -362,7 +382,7 @@ export class TxAdmission {
       for (const e of this.pool.ordered()) {
         const tx = e.tx;
         let stays: boolean;
-        if (included === undefined ? ledger.hasTransaction(tx.id) : included.has(tx.id)) stays = false;
+        if (justIncluded === undefined ? ledger.hasTransaction(tx.id) : justIncluded.has(tx.id)) stays = false;
         else {
           try {
             validateTxTimestamp(tx, now, ledger.lastHeader.timestamp, ledger.config);
@@ -378,6 +398,7 @@ export class TxAdmission {
           ops.push({ type: "del", seq: e.seq });
         }
       }
+      this.currentAt = ledger.version;
     } finally {
       this.offChain = undefined;
     }

@@ -125,6 +125,37 @@ describe("admission after a block on the tip", () => {
     }
   });
 
+  // Applying a block skips the chain lookup of the transactions the pool holds (knownOffChain),
+  // which is sound only while the pool is current with the ledger: here the ledger takes a block
+  // behind the chain manager's back, so the pool still holds a transaction that is now on chain
+  it("looks pooled transactions up in the chain when the ledger changed since the pool's last check", async () => {
+    const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 1_000n]]), timestamp: Date.now() - 3_600_000 };
+    const node = await Node.start({ dataDir: join(tempDir(), "n"), genesis, api: false, p2p: false, generate: false, walletSeeds: [] }, silentLogger());
+    try {
+      const t = Date.now();
+      const x = signed(alice, { type: 4, fee: FEE, recipient: carol.address, amount: TOKEN, timestamp: t });
+      await node.submit(x);
+      expect(node.admission.knownOffChain(x.id)).toBe(true);
+      await node.ledger.applyBlock(nextBlock(node, gen, [x]));
+      expect(node.pool.has(x.id)).toBe(true);
+      expect(node.admission.knownOffChain(x.id)).toBe(false);
+      const err = await node.chain.processBlock(nextBlock(node, gen, [x]), "gossip").then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect((err as AnchordError).details).toMatchObject({ txId: x.id, cause: "ALREADY_IN_CHAIN" });
+      expect(node.ledger.height).toBe(2);
+      // the next block applied through the chain manager rechecks the whole pool against the chain
+      const y = signed(alice, { type: 4, fee: FEE, recipient: carol.address, amount: TOKEN, timestamp: t + 1 });
+      await node.submit(y);
+      expect((await node.chain.processBlock(nextBlock(node, gen, []), "gossip")).status).toBe("applied");
+      expect(node.pool.all().map((tx) => tx.id)).toEqual([y.id]);
+      expect(node.admission.knownOffChain(y.id)).toBe(true);
+    } finally {
+      await node.stop();
+    }
+  });
+
   it("looks a transaction up in the chain again when a block came while its signatures were checked", async () => {
     const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 100_000n]]), timestamp: Date.now() - 3_600_000 };
     const node = await Node.start({ dataDir: join(tempDir(), "n"), genesis, api: false, p2p: false, generate: false, walletSeeds: [] }, silentLogger());

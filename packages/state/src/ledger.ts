@@ -47,6 +47,12 @@ export interface LedgerOptions {
 export interface ApplyBlockOptions {
   /** Transactions whose signatures the caller already verified (skipped here). */
   readonly verified?: (txId: string) => boolean;
+  /**
+   * Transaction ids the caller vouches are not in the chain at the block's parent (the tip):
+   * the prefetch does not look them up. The chain manager vouches for what its pool holds while
+   * the pool is current with the ledger (`version`), see TxAdmission.knownOffChain.
+   */
+  readonly offChain?: (txId: string) => boolean;
 }
 
 export interface TxLocation {
@@ -91,6 +97,8 @@ export class Ledger {
   private readonly serial = new Mutex();
   private readonly view: StateView;
   private tip = 0;
+  /** Counts the changes of the chain since the ledger opened (see `version`). */
+  private changes = 0;
   private tipHeader: StoredHeader | undefined;
   private closed = false;
   /** The first failed write (disk full, I/O error): every later write is refused, see write(). */
@@ -176,6 +184,15 @@ export class Ledger {
 
   get height(): number {
     return this.tip;
+  }
+
+  /**
+   * Grows by one with every block applied or rolled back: a reader that saw the state at one
+   * version knows, while the version stays, that nothing changed since (not even a rollback and
+   * a return to the same tip).
+   */
+  get version(): number {
+    return this.changes;
   }
 
   get lastHeader(): BlockHeader {
@@ -395,7 +412,7 @@ export class Ledger {
         });
       }
       const height = this.tip + 1;
-      const lookups = await prefetch(this.db, block);
+      const lookups = await prefetch(this.db, block, opts.offChain);
       const overlay = createOverlay(this.blockView(lookups));
       applyBlockTransactions(overlay, block, {
         config: this.config,
@@ -426,6 +443,7 @@ export class Ledger {
         await this.write(plan.ops);
         plan.apply(this.memory);
         this.forget(h, block.id);
+        this.changes++;
         removed.push(block);
       }
       return removed.reverse();
@@ -482,6 +500,7 @@ export class Ledger {
     await this.write(extra.length ? plan.ops.concat(extra) : plan.ops);
     plan.apply(this.memory);
     this.remember(height, { header: headerOnly(block), score });
+    this.changes++;
   }
 
   /** Writes ops atomically (a chained batch: cheaper on the main thread than an array batch). */
