@@ -194,6 +194,52 @@ describe("sponsored transactions and anchors", () => {
   });
 });
 
+describe("unsponsored transfers and anchors (applyTx's short path)", () => {
+  // the funds rule of PROTOCOL.md §4 written out: the sender pays cost = amount + fee from what is
+  // available (regular − leaseOut), and its regular balance may not go below zero
+  it("decides and writes exactly as the funds rule says, at every edge", () => {
+    const values = [0n, 1n, 2n, FEE - 1n, FEE, FEE + 1n, 3n * FEE];
+    const base = transfer(alice, bob, 1n);
+    const anchored = anchor(alice, [hashOf("edge")]);
+    let cases = 0;
+    for (const regular of values)
+      for (const leaseOut of values.filter((x) => x <= regular))
+        for (const leaseIn of [0n, 2n])
+          for (const fee of [0n, 1n, FEE])
+            for (const amount of [undefined, 0n, 1n, FEE, 2n * FEE]) {
+              const v = state([]);
+              v.setAccount(alice.address, { regular, leaseIn, leaseOut });
+              v.setAccount(bob.address, { regular: 7n, leaseIn: 3n, leaseOut: 1n });
+              const tx = (amount === undefined ? { ...anchored, fee } : { ...base, fee, amount }) as SignedTx;
+              const cost = fee + (amount ?? 0n);
+              const available = regular - leaseOut;
+              const pays = cost === 0n || (available >= cost && regular >= cost);
+              cases++;
+              if (!pays) {
+                let err: AnchordError | undefined;
+                try {
+                  applyTx(v, tx, ctx);
+                } catch (e) {
+                  err = e as AnchordError;
+                }
+                expect(err?.code).toBe("INSUFFICIENT_FUNDS");
+                expect(err?.message).toBe(`sender ${alice.address} cannot pay ${cost}: available balance is ${available}`);
+                expect(err?.details).toEqual({ address: alice.address, required: cost, available });
+                // nothing written
+                expect(acct(v, alice.address)).toEqual({ regular, leaseIn, leaseOut });
+                expect(acct(v, bob.address)).toEqual({ regular: 7n, leaseIn: 3n, leaseOut: 1n });
+                expect(v.hasTransaction(tx.id)).toBe(false);
+                continue;
+              }
+              expect(applyTx(v, tx, ctx)).toBe(fee);
+              expect(acct(v, alice.address)).toEqual({ regular: regular - cost, leaseIn, leaseOut });
+              expect(acct(v, bob.address)).toEqual({ regular: 7n + (amount ?? 0n), leaseIn: 3n, leaseOut: 1n });
+              expect(v.hasTransaction(tx.id)).toBe(true);
+            }
+    expect(cases).toBe(840);
+  });
+});
+
 describe("genesis, fees, overlays", () => {
   it("genesis transactions credit regular in the genesis block only", () => {
     const v = state([]);
