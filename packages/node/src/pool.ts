@@ -29,6 +29,8 @@ export interface PoolEntry {
   readonly addedAt: number;
   /** `bytes` as a latin1 string: the entry's key in the by-bytes index. */
   readonly bytesKey: string;
+  /** Its place in the pool's fee heap (IndexedHeap's to write). */
+  heapIndex: number;
 }
 
 export type AddResult = "added" | "duplicate";
@@ -165,7 +167,7 @@ export class TxPool {
     if (seq >= this.seq) this.seq = seq + 1n;
     this.added++;
     const bytesKey = latin1(bytes);
-    const entry: PoolEntry = { tx, seq, bytes, feePerByte: Number(tx.fee) / bytes.length, addedAt, bytesKey };
+    const entry: PoolEntry = { tx, seq, bytes, feePerByte: Number(tx.fee) / bytes.length, addedAt, bytesKey, heapIndex: -1 };
     if (seq < this.lastInsertedSeq) this.inSeqOrder = false;
     else this.lastInsertedSeq = seq;
     this.entries.set(tx.id, entry);

@@ -26,28 +26,48 @@ function shuffled(n: number, seed = 7): number[] {
   return out;
 }
 
+interface Item {
+  v: number;
+  heapIndex: number;
+}
+const item = (v: number): Item => ({ v, heapIndex: -1 });
+
 describe("IndexedHeap", () => {
   it("pops in order and removes any member", () => {
-    const heap = new IndexedHeap<{ v: number }>((a, b) => a.v < b.v);
-    const items = shuffled(1000).map((v) => ({ v }));
+    const heap = new IndexedHeap<Item>((a, b) => a.v < b.v);
+    const items = shuffled(1000).map(item);
     for (const it of items) heap.push(it);
     // remove every third value wherever it sits
     for (const it of items) if (it.v % 3 === 0) expect(heap.remove(it)).toBe(true);
-    expect(heap.remove({ v: 3 })).toBe(false);
+    expect(heap.remove(item(3))).toBe(false);
+    expect(heap.remove(items.find((it) => it.v === 3)!)).toBe(false);
+    // a member of another heap is not a member of this one, wherever its index points
+    const other = new IndexedHeap<Item>((a, b) => a.v < b.v);
+    const stranger = item(5000);
+    other.push(item(-5));
+    other.push(stranger);
+    expect(heap.has(stranger)).toBe(false);
+    expect(heap.remove(stranger)).toBe(false);
     const out: number[] = [];
     for (let it = heap.pop(); it; it = heap.pop()) out.push(it.v);
     expect(out).toEqual(Array.from({ length: 1000 }, (_, i) => i).filter((v) => v % 3 !== 0));
     expect(heap.size).toBe(0);
+    // cleared members can join again
+    for (const it of items.slice(0, 10)) heap.push(it);
+    heap.clear();
+    expect(items.slice(0, 10).some((it) => heap.has(it))).toBe(false);
+    heap.push(items[3]!);
+    expect(heap.pop()).toBe(items[3]);
   });
 
   it("push, pop and remove take O(log n) comparisons at the pool's bound (50,000)", () => {
     let comparisons = 0;
-    const heap = new IndexedHeap<{ v: number }>((a, b) => {
+    const heap = new IndexedHeap<Item>((a, b) => {
       comparisons++;
       return a.v < b.v;
     });
     const n = 50_000;
-    const items = shuffled(n).map((v) => ({ v }));
+    const items = shuffled(n).map(item);
     for (const it of items) heap.push(it);
     const log2 = Math.ceil(Math.log2(n)); // 16
     const perOp = (fn: () => void): number => {
@@ -56,7 +76,7 @@ describe("IndexedHeap", () => {
       return comparisons;
     };
     // a newcomer cheaper than everything climbs the whole way: at most one comparison per level
-    expect(perOp(() => heap.push({ v: -1 }))).toBeLessThanOrEqual(log2);
+    expect(perOp(() => heap.push(item(-1)))).toBeLessThanOrEqual(log2);
     expect(heap.peek()?.v).toBe(-1);
     // evicting the cheapest sinks the last leaf: two comparisons per level
     for (let k = 0; k < 100; k++) expect(perOp(() => heap.pop())).toBeLessThanOrEqual(2 * log2);
