@@ -4,9 +4,9 @@
  * finds the transaction to evict without scanning.
  *
  * Each member carries its own position (`heapIndex`, −1 outside the heap) instead of a Map from
- * member to position: every step of a sift wrote that Map, and removing a block's 5,000
- * transactions from a pool of 25,000 spent most of its time there. A member belongs to one heap
- * at a time.
+ * member to position, which every step of a sift wrote: removing 5,000 members of 25,000 (a
+ * block's transactions from a full pool) took 3–5 times as long with the Map (a microbenchmark of
+ * the heap alone, 0.7 against 0.2 ms). A member belongs to one heap at a time.
  */
 export interface HeapMember {
   heapIndex: number;
