@@ -20,6 +20,11 @@ export interface TxContext {
   readonly height: number;
 }
 
+/** The funds rule's refusal, the same from both paths of applyTx. */
+function insufficientFunds(role: string, address: string, required: bigint, available: bigint): AnchordError {
+  return new AnchordError(ErrorCode.INSUFFICIENT_FUNDS, `${role} ${address} cannot pay ${required}: available balance is ${available}`, { address, required, available });
+}
+
 interface Delta {
   readonly address: string;
   readonly role: string;
@@ -50,13 +55,7 @@ class Deltas {
       if (availableChange >= 0n && d.regular >= 0n) continue;
       const a = view.account(d.address);
       const available = a.regular - a.leaseOut;
-      if (available + availableChange < 0n || a.regular + d.regular < 0n) {
-        throw new AnchordError(
-          ErrorCode.INSUFFICIENT_FUNDS,
-          `${d.role} ${d.address} cannot pay ${-availableChange}: available balance is ${available}`,
-          { address: d.address, required: -availableChange, available },
-        );
-      }
+      if (available + availableChange < 0n || a.regular + d.regular < 0n) throw insufficientFunds(d.role, d.address, -availableChange, available);
     }
   }
 
@@ -97,13 +96,7 @@ function payAndCredit(view: MutableStateView, payer: string, cost: bigint, recip
   const a = view.account(payer);
   if (cost > 0n) {
     const available = a.regular - a.leaseOut;
-    if (available < cost || a.regular < cost) {
-      throw new AnchordError(ErrorCode.INSUFFICIENT_FUNDS, `sender ${payer} cannot pay ${cost}: available balance is ${available}`, {
-        address: payer,
-        required: cost,
-        available,
-      });
-    }
+    if (available < cost || a.regular < cost) throw insufficientFunds("sender", payer, cost, available);
   }
   view.setAccount(payer, { regular: a.regular - cost, leaseIn: a.leaseIn, leaseOut: a.leaseOut });
   if (recipient === undefined) return;
