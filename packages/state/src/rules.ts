@@ -113,16 +113,15 @@ export function applyTx(view: MutableStateView, tx: Transaction, ctx: TxContext)
   if (view.hasTransaction(tx.id)) {
     throw new AnchordError(ErrorCode.ALREADY_IN_CHAIN, `transaction ${tx.id} is already in the chain`, { txId: tx.id });
   }
-  if (tx.type === TxType.Transfer || tx.type === TxType.Anchor) {
-    const amount = tx.type === TxType.Transfer ? tx.amount : 0n;
-    const recipient = tx.type === TxType.Transfer ? tx.recipient : undefined;
-    if (tx.sponsor === undefined && recipient !== tx.sender && amount >= 0n && tx.fee >= 0n) {
-      payAndCredit(view, tx.sender, tx.fee + amount, recipient, amount);
-      view.addTransaction(tx.id);
-      return tx.fee;
-    }
+  if (tx.type === TxType.Transfer && tx.sponsor === undefined && tx.recipient !== tx.sender && tx.amount >= 0n && tx.fee >= 0n) {
+    payAndCredit(view, tx.sender, tx.fee + tx.amount, tx.recipient, tx.amount);
+  } else if (tx.type === TxType.Anchor && tx.sponsor === undefined && tx.fee >= 0n) {
+    payAndCredit(view, tx.sender, tx.fee, undefined, 0n);
+  } else {
+    return applyGeneral(view, tx, ctx);
   }
-  return applyGeneral(view, tx, ctx);
+  view.addTransaction(tx.id);
+  return tx.fee;
 }
 
 /** Every other case, through Deltas: sponsors, leases and cancels, genesis, and the unusual. */
