@@ -8,10 +8,10 @@
  *
  * On Node 20 here: ~30 ns a call once warm (the first round also compiles), ~190 ns in every
  * round after the collections, for good (the maps of the tick's object literal died, and its
- * inline cache went megamorphic). The memory reducer's reduce-memory collections kill those maps the same way in a
- * node that goes quiet, whatever `--retain-maps-for-n-gc` says. If a later Node, run with
- * `--retain-maps-for-n-gc=0` added (what a reduce-memory collection does), prints the low figure
- * after the collections too, the option may go.
+ * inline cache went megamorphic). The memory reducer's reduce-memory collections kill those maps
+ * the same way in a node that goes quiet, whatever `--retain-maps-for-n-gc` says. If a later
+ * Node, run with `--retain-maps-for-n-gc=0` added (what a reduce-memory collection does), prints
+ * the low figure after the collections too, the option may go.
  */
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error("run with node --expose-gc --import tsx");
@@ -24,7 +24,7 @@ const ROUNDS_AFTER = 6;
 
 function noop(): void {}
 
-/** ns of CPU per nextTick call (the queued ticks run between batches, outside the timing). */
+/** ns per nextTick call, wall clock (the queued ticks run between batches, outside the timing). */
 function round(): Promise<number> {
   return new Promise((resolve) => {
     let done = 0;
