@@ -30,17 +30,12 @@ export const DEFAULT_NODE_HEAP_MB = 384;
  * generation cut sync's CPU per transaction by ~6 % but added ~30 MB of resident memory, which
  * node-memory cannot spare.)
  *
- * The memory reducer is V8's collector for a process that went quiet: a few full collections in
- * "reduce memory" mode, which also drop the object maps that optimised code and inline caches hold
- * only weakly. Node's `process.nextTick` builds its queue entry from an object literal with two
- * computed symbol keys; once that literal's maps were dropped, its inline cache stays megamorphic
- * for the life of the process and every `nextTick` goes through V8's runtime (~190 ns instead of
- * ~30, measured on this machine). Every HTTP answer and socket write takes several ticks. A node
- * that had a burst and a pause therefore served each balance read 2–6 µs slower for good
- * (docs/performance.md, twelfth session). A node's heap is bounded by the limit above, so an idle
- * node keeping its heap costs nothing the limit does not already allow.
- * Only a command-line option turns it off (`v8.setFlagsFromString` after start does not, and
- * NODE_OPTIONS refuses it); a node started by hand takes it as `node --no-memory-reducer <anchord> start`.
+ * The memory reducer's "reduce memory" collections, when a process goes quiet after work, drop
+ * the object maps that V8's inline caches hold weakly. Node's `process.nextTick` entry literal then
+ * stays megamorphic for good (~190 ns a tick instead of ~30), and every later HTTP answer pays for
+ * it: 2–6 µs more per balance read (docs/performance.md, twelfth session). The heap stays bounded by
+ * the limit above. Only a command-line option turns the reducer off; docs/devnet.md says how to give
+ * it to a node started by hand.
  */
 export function nodeV8Options(maxHeapMb: number = DEFAULT_NODE_HEAP_MB): string[] {
   return [`--max-old-space-size=${maxHeapMb}`, "--no-memory-reducer"];
