@@ -40,44 +40,78 @@ function compile(route: RouteDef): CompiledRoute {
 
 type Match = "no" | "exact" | "otherCase";
 
-function matches(c: CompiledRoute, parts: readonly string[]): Match {
-  if (parts.length !== c.segments.length) return "no";
+/**
+ * Whether `path` (of `c.segments.length` segments) is `c`'s path, reading the path in place: the
+ * parameters' values are pushed to `values`, no other substring is made (splitting every request's
+ * path cost more than the rest of the route's choice).
+ */
+function matches(c: CompiledRoute, path: string, values: string[]): Match {
+  const segments = c.segments;
+  const last = segments.length - 1;
   let result: Match = "exact";
-  for (let i = 0; i < parts.length; i++) {
-    const s = c.segments[i];
-    if (s === undefined) continue;
-    const p = parts[i]!;
-    if (p === s) continue;
-    // Express matches paths case-insensitively: a route that matches in another case must stop
-    // the search (Express would pick it), and is left to Express
-    if (p.length === s.length && p.toLowerCase() === s.toLowerCase()) result = "otherCase";
-    else return "no";
+  let start = 0;
+  for (let i = 0; i <= last; i++) {
+    const end = i === last ? path.length : path.indexOf("/", start);
+    const s = segments[i];
+    if (s === undefined) values.push(path.slice(start, end));
+    else if (end - start !== s.length) return "no";
+    else if (!path.startsWith(s, start)) {
+      // Express matches paths case-insensitively: a route that matches in another case must stop
+      // the search (Express would pick it), and is left to Express
+      if (path.slice(start, end).toLowerCase() === s.toLowerCase()) result = "otherCase";
+      else return "no";
+    }
+    start = end + 1;
   }
   return result;
 }
 
+/** How many `/`-separated segments `path` has (as many as `path.split("/")` gives). */
+function segmentCount(path: string): number {
+  let n = 1;
+  for (let i = path.indexOf("/"); i >= 0; i = path.indexOf("/", i + 1)) n++;
+  return n;
+}
+
+/**
+ * The routes of one method grouped by segment count, each group in registration order: a path
+ * can only match routes of its own count, so the first match within its group is the first in the
+ * table.
+ */
+function bySegmentCount(routes: readonly CompiledRoute[]): Map<number, CompiledRoute[]> {
+  const groups = new Map<number, CompiledRoute[]>();
+  for (const c of routes) {
+    const n = c.segments.length;
+    let group = groups.get(n);
+    if (group === undefined) groups.set(n, (group = []));
+    group.push(c);
+  }
+  return groups;
+}
+
 /** A fast handler over `routes` (in Express registration order), served by `serve`. */
 export function fastRoutes(routes: readonly RouteDef[], serve: RouteServer): FastHandler {
-  const byMethod = new Map<string, CompiledRoute[]>([
-    ["GET", routes.filter((r) => r.method === "get").map(compile)],
-    ["POST", routes.filter((r) => r.method === "post").map(compile)],
+  const byMethod = new Map<string, Map<number, CompiledRoute[]>>([
+    ["GET", bySegmentCount(routes.filter((r) => r.method === "get").map(compile))],
+    ["POST", bySegmentCount(routes.filter((r) => r.method === "post").map(compile))],
   ]);
   return (req, res) => {
-    const candidates = byMethod.get(req.method ?? "");
+    const groups = byMethod.get(req.method ?? "");
     const url = req.url;
-    if (candidates === undefined || url === undefined || url.charCodeAt(0) !== 47 /* / */) return false;
+    if (groups === undefined || url === undefined || url.charCodeAt(0) !== 47 /* / */) return false;
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
     if (path.length > 1 && path.endsWith("/")) return false;
     if (path.includes("%") || path.includes("//")) return false;
-    const parts = path.split("/");
+    const candidates = groups.get(segmentCount(path));
+    if (candidates === undefined) return false;
     for (const c of candidates) {
-      const m = matches(c, parts);
+      const values: string[] = [];
+      const m = matches(c, path, values);
       if (m === "no") continue;
       if (m === "otherCase") return false;
       const params: Record<string, string> = {};
-      let p = 0;
-      for (let i = 0; i < parts.length; i++) if (c.segments[i] === undefined) params[c.paramNames[p++]!] = parts[i]!;
+      for (let i = 0; i < values.length; i++) params[c.paramNames[i]!] = values[i]!;
       serve(c.route, req, res, params);
       return true;
     }

@@ -1,7 +1,27 @@
 /** Sending JSON with exact big integers, and the API's own HTTP-level errors. */
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { stringifyJson } from "@anchord/protocol";
 import { reserveAnswer } from "./answerGuard.js";
+
+/**
+ * A request header as `req.headers` gives it (repeats joined with ", "), read from `rawHeaders`:
+ * Node builds `req.headers` on first use, an object with every header of the request, which a
+ * cached read's answer does not need.
+ */
+export function headerOf(req: IncomingMessage, lowerCaseName: string): string | undefined {
+  const raw = req.rawHeaders;
+  let value: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === lowerCaseName.length && name.toLowerCase() === lowerCaseName) value = value === undefined ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
+  }
+  return value;
+}
+
+/** The request's `Accept` header, which says how 64-bit integers are written (`wantsBigintStrings`). */
+export function acceptOf(req: IncomingMessage): string | undefined {
+  return headerOf(req, "accept");
+}
 
 /**
  * Whether the client asked for 64-bit integers as strings (the Waves node's convention):
@@ -16,7 +36,7 @@ export function wantsBigintStrings(accept: string | undefined): boolean {
  * integer literals, or as decimal strings when the request asked for them (`wantsBigintStrings`).
  */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: ReplyHeaders): void {
-  const asStrings = wantsBigintStrings(res.req?.headers.accept);
+  const asStrings = res.req !== undefined && wantsBigintStrings(acceptOf(res.req));
   sendText(res, status, jsonContentType(asStrings), stringifyJson(body, undefined, { bigintAsString: asStrings }), headers);
 }
 

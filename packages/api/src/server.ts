@@ -9,6 +9,7 @@ import type { Express } from "express";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
 import { fastHandlerOf, requiresApiToken } from "./app.js";
 import { AnswerGuard, DEFAULT_ANSWER_LIMITS, type AnswerLimits } from "./answerGuard.js";
+import { headerOf } from "./http.js";
 
 export interface ListenOptions {
   readonly host: string;
@@ -81,7 +82,7 @@ export async function startApi(app: Express, opts: ListenOptions): Promise<Runni
     // too many unanswered pipelined requests, or answers the client does not read: close, no work
     if (!guard.admit(req, res)) return;
     // Node would answer a missing Host header with a bare 400; answer it as JSON like the rest
-    if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined) {
+    if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && headerOf(req, "host") === undefined) {
       res.writeHead(400, { "Content-Type": "application/json; charset=utf-8", "Access-Control-Allow-Origin": "*", Connection: "close" }).end(JSON.stringify({ error: 0, message: "missing Host header" }));
       return;
     }

@@ -7,9 +7,9 @@
  *
  * Under a read load over many addresses this turns a balance read into one lookup: no address
  * validation, no account lookups, no JSON (about 2 µs of the ~17 µs of main-thread CPU a read
- * costs, measured in docs/performance.md). Keys are built from what the request sent (its path
- * parameters, see `atTip` in routes/addresses.ts), so a hit also skips parsing them; only answers
- * to valid requests are stored, errors are thrown before.
+ * costs, measured in docs/performance.md). Keys are what the request sent (its URL, see `atTip` in
+ * routes/addresses.ts), so a hit also skips parsing its parameters; only answers to valid requests
+ * are stored, errors are thrown before.
  *
  * Bounded by its entry count: when full, new texts are served but not kept until the tip moves.
  */

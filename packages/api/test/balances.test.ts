@@ -161,6 +161,34 @@ describe("balances and consensus reads", () => {
     expectErrorBody(await t.get(`/addresses/effectiveBalance/${RECEIVER}%2F2`), 400, 102);
   });
 
+  it("a read spelled several ways (query, %-escape, other case) is answered alike, and each follows the tip", async () => {
+    // the kept answers are keyed by the URL as sent: every spelling is kept apart and must move with the tip
+    const spellings = (a: string): string[] => [
+      `/addresses/balance/details/${a}`,
+      `/addresses/balance/details/${a}?x=1`,
+      `/addresses/balance/details/%${a.charCodeAt(0).toString(16)}${a.slice(1)}`,
+      `/Addresses/balance/details/${a}`,
+    ];
+    const regulars = async (a: string): Promise<string[]> => {
+      const out: string[] = [];
+      for (const p of spellings(a)) {
+        const r = await t.get(p);
+        expect(r.status, p).toBe(200);
+        expect((r.json as { address: string }).address).toBe(a);
+        out.push(String((r.json as { regular: number }).regular));
+      }
+      return out;
+    };
+    const start = await regulars(RECEIVER);
+    expect(new Set(start).size).toBe(1);
+    expect(await regulars(RECEIVER)).toEqual(start);
+    const kp2 = keyPairFromSeed(SEED_2);
+    await t.backend.broadcast(signTx(createTx({ type: 4, timestamp: t.backend.now + 2, fee: FEE, senderPublicKey: kp2.publicKey, recipient: RECEIVER, amount: SENT }, T), kp2));
+    t.backend.mine();
+    const after = await regulars(RECEIVER);
+    expect(after).toEqual(start.map((r) => String(BigInt(r) + SENT)));
+  });
+
   it("confirmations must be a non-negative integer up to 100000", async () => {
     for (const c of ["-1", "1.5", "abc", "100001", "1e3", "99999999999999999999", " 1", "01x"]) {
       expectErrorBody(await t.get(`/addresses/balance/${ADDRESS_1}/${encodeURIComponent(c)}`), 400);

@@ -103,11 +103,20 @@ describe("fast path", () => {
     expect(tryPath("GET", "/blocks/height?x=1")).toBe(true);
     expect(tryPath("GET", "/blocks/at/7")).toBe(true);
     expect(tryPath("POST", "/transactions/broadcast")).toBe(true);
+    // parameters in the middle and side by side; the first registered of two routes that match
+    expect(tryPath("GET", "/blocks/seq/2/5")).toBe(true);
+    expect(tryPath("GET", `/transactions/address/${ADDRESS_1}/limit/5?after=x`)).toBe(true);
+    expect(tryPath("GET", `/addresses/balance/${ADDRESS_1}/3`)).toBe(true);
+    expect(tryPath("GET", "/addresses/balance/details/3")).toBe(true);
     expect(served).toEqual([
       `/addresses/balance/details/:address {"address":"${ADDRESS_1}"}`,
       "/blocks/height {}",
       '/blocks/at/:height {"height":"7"}',
       "/transactions/broadcast {}",
+      '/blocks/seq/:from/:to {"from":"2","to":"5"}',
+      `/transactions/address/:address/limit/:limit {"address":"${ADDRESS_1}","limit":"5"}`,
+      `/addresses/balance/:address/:confirmations {"address":"${ADDRESS_1}","confirmations":"3"}`,
+      '/addresses/balance/details/:address {"address":"3"}',
     ]);
     for (const [method, url] of [
       ["HEAD", "/blocks/height"],
@@ -116,6 +125,11 @@ describe("fast path", () => {
       ["GET", "/blocks/height/"],
       ["GET", "/Blocks/height"],
       ["GET", "/blocks/HEIGHT"], // Express would match /blocks/height, not /blocks/:x-like routes
+      ["GET", `/addresses/BALANCE/details/${ADDRESS_1}`],
+      ["GET", "/blocks/seq/2"],
+      ["GET", "/blocks/seq/2/5/6"],
+      ["GET", "/"],
+      ["GET", ""],
       ["GET", "/hash/ab%20cd"],
       ["GET", "/addresses//balance"],
       ["GET", "/api-docs"],
@@ -125,7 +139,7 @@ describe("fast path", () => {
     ] as const) {
       expect(tryPath(method, url), `${method} ${url}`).toBe(false);
     }
-    expect(served).toHaveLength(4);
+    expect(served).toHaveLength(8);
   });
 
   it("is installed by createApi for startApi", () => {

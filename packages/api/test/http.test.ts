@@ -1,8 +1,10 @@
+import type { IncomingMessage } from "node:http";
 import * as net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
 import { createApi, isLoopbackHost, silentLogger, startApi } from "../src/index.js";
 import { ADDRESS_1, ADDRESS_2, MemoryBackend } from "./memoryBackend.js";
+import { headerOf } from "../src/http.js";
 import { collectingLogger, expectErrorBody, serve, type TestApi } from "./helpers.js";
 
 const POST_ROUTES = ["/hash", "/leasing/lease", "/leasing/cancel", "/transactions/broadcast"];
@@ -209,6 +211,37 @@ describe("startApi", () => {
       expect((err as NodeJS.ErrnoException).code).toBe("EADDRINUSE");
     } finally {
       await a.close();
+    }
+  });
+});
+
+describe("headerOf", () => {
+  const req = (rawHeaders: string[]): IncomingMessage => ({ rawHeaders }) as IncomingMessage;
+
+  it("reads a header as req.headers would: any case, repeats joined, undefined when absent", () => {
+    const raw = ["Host", "x", "ACCEPT", "application/json", "accept", "application/json;large-significand-format=string"];
+    expect(headerOf(req(raw), "host")).toBe("x");
+    expect(headerOf(req(raw), "accept")).toBe("application/json, application/json;large-significand-format=string");
+    expect(headerOf(req(raw), "authorization")).toBeUndefined();
+    expect(headerOf(req([]), "host")).toBeUndefined();
+  });
+
+  it("a repeated Accept that asks for strings once is answered with strings, as through req.headers", async () => {
+    const t = await serve({ rateLimit: false });
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(t.api.port, "127.0.0.1", () => {
+          socket.end(`GET /addresses/balance/${ADDRESS_1} HTTP/1.1\r\nHost: x\r\naccept: application/json\r\nAccept: application/json;large-significand-format=string\r\nConnection: close\r\n\r\n`);
+        });
+        let text = "";
+        socket.on("data", (d: Buffer) => (text += d.toString("latin1")));
+        socket.on("end", () => resolve(text));
+        socket.on("error", reject);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+      expect(answer).toMatch(/"balance":"\d+"/);
+    } finally {
+      await t.close();
     }
   });
 });

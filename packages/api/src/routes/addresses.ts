@@ -2,7 +2,7 @@
 import { parseAddress } from "@anchord/crypto";
 import { stringifyJson } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
-import { jsonContentType, wantsBigintStrings } from "../http.js";
+import { acceptOf, jsonContentType, wantsBigintStrings } from "../http.js";
 import { parseAddressText, parseConfirmations, parseHeight } from "../params.js";
 import { errorDoc, json, type ParamDoc, type RouteContext, type RouteDef, type TextReply } from "../route.js";
 import { ref } from "../schemas.js";
@@ -25,23 +25,19 @@ const addressOf = (ctx: RouteContext): string => parseAddressText(ctx.params["ad
 const tipTexts = new WeakMap<ApiBackend, readonly [TipTextCache, TipTextCache]>();
 
 /**
- * Two path parameters as one key, without ambiguity: a decoded parameter may hold any character
- * (`%2F` is "/"), so the first is prefixed with its length rather than followed by a separator.
- */
-const pairKey = (a: string, b: string): string => `${a.length}:${a}${b}`;
-
-/**
  * The answer of a read of the confirmed state at the tip: `body()` as JSON, or the text kept for
- * `key` since the tip last moved. A key is a letter of its own per route, then the request's
- * parameters as sent: nothing is checked on a hit, so two requests that are not answered alike
- * must never share a key.
+ * this request's URL since the tip last moved. The URL as sent (path and query) names the route
+ * and every parameter, and nothing else these routes read changes their answer but the number
+ * format (a cache each) and the tip: so two requests that share a key are answered alike. A URL is
+ * also one flat string the parser already made: a key built from the parameters cost ~1 µs more a
+ * read (docs/performance.md, thirteenth session).
  */
-function atTip(ctx: RouteContext, key: string, body: () => unknown): TextReply {
+function atTip(ctx: RouteContext, body: () => unknown): TextReply {
   const backend = ctx.backend;
-  const asStrings = wantsBigintStrings(ctx.req.headers.accept);
+  const asStrings = wantsBigintStrings(acceptOf(ctx.req));
   let caches = tipTexts.get(backend);
   if (caches === undefined) tipTexts.set(backend, (caches = [new TipTextCache(), new TipTextCache()]));
-  const text = caches[asStrings ? 1 : 0].text(backend.tipId(), key, () => stringifyJson(body(), undefined, { bigintAsString: asStrings }));
+  const text = caches[asStrings ? 1 : 0].text(backend.tipId(), ctx.req.url ?? "", () => stringifyJson(body(), undefined, { bigintAsString: asStrings }));
   return { contentType: jsonContentType(asStrings), text };
 }
 
@@ -63,7 +59,7 @@ export const addressRoutes: RouteDef[] = [
       400: badAddress,
     },
     handler: (ctx) =>
-      atTip(ctx, `d${ctx.params["address"]!}`, () => {
+      atTip(ctx, () => {
         const address = addressOf(ctx);
         const b = ctx.backend.balances(address);
         const generating = ctx.backend.generatingBalance(address);
@@ -82,7 +78,7 @@ export const addressRoutes: RouteDef[] = [
       400: badAddress,
     },
     handler: (ctx) =>
-      atTip(ctx, `b${ctx.params["address"]!}`, () => {
+      atTip(ctx, () => {
         const address = addressOf(ctx);
         return { address, confirmations: 0, balance: ctx.backend.balances(address).regular };
       }),
@@ -99,7 +95,7 @@ export const addressRoutes: RouteDef[] = [
       400: badAddressOrConfirmations,
     },
     handler: (ctx) =>
-      atTip(ctx, `c${pairKey(ctx.params["address"]!, ctx.params["confirmations"]!)}`, () => {
+      atTip(ctx, () => {
         const address = addressOf(ctx);
         const confirmations = parseConfirmations(ctx.params["confirmations"]!);
         return { address, confirmations, balance: ctx.backend.minRegularBalance(address, confirmations) };
@@ -117,7 +113,7 @@ export const addressRoutes: RouteDef[] = [
       400: badAddress,
     },
     handler: (ctx) =>
-      atTip(ctx, `e${ctx.params["address"]!}`, () => {
+      atTip(ctx, () => {
         const address = addressOf(ctx);
         return { address, confirmations: 0, balance: ctx.backend.balances(address).effective };
       }),
@@ -134,7 +130,7 @@ export const addressRoutes: RouteDef[] = [
       400: badAddressOrConfirmations,
     },
     handler: (ctx) =>
-      atTip(ctx, `f${pairKey(ctx.params["address"]!, ctx.params["confirmations"]!)}`, () => {
+      atTip(ctx, () => {
         const address = addressOf(ctx);
         const confirmations = parseConfirmations(ctx.params["confirmations"]!);
         return { address, confirmations, balance: ctx.backend.minEffectiveBalance(address, confirmations) };
@@ -152,7 +148,7 @@ export const addressRoutes: RouteDef[] = [
       400: badAddress,
     },
     handler: (ctx) =>
-      atTip(ctx, `g${ctx.params["address"]!}`, () => {
+      atTip(ctx, () => {
         const address = addressOf(ctx);
         return { address, balance: ctx.backend.generatingBalance(address) };
       }),

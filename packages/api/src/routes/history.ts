@@ -1,7 +1,7 @@
 /** An address's transaction history and the status of transactions (Waves / LTO shapes). */
 import { AnchordError, ErrorCode, confirmationsOf, stringifyJson, txToJson } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
-import { jsonContentType, wantsBigintStrings } from "../http.js";
+import { acceptOf, jsonContentType, wantsBigintStrings } from "../http.js";
 import { parseAddressText, parseId, parseUint, requireObject } from "../params.js";
 import { queryList, queryOf } from "../query.js";
 import { errorDoc, json, type RouteDef } from "../route.js";
@@ -78,7 +78,7 @@ export const historyRoutes: RouteDef[] = [
       const afterText = queryOf(req).get("after");
       const after = afterText === null ? undefined : parseId(afterText, "after");
       const page = await backend.addressTransactions(address, limit, after);
-      const asStrings = wantsBigintStrings(req.headers.accept);
+      const asStrings = wantsBigintStrings(acceptOf(req));
       const cache = textCacheOf(backend);
       const items = page.map((c) => {
         const text = c.stored ? cache.text(c.stored.idBytes, c.stored.blockId, c.position, asStrings, () => c.tx) : stringifyJson(txToJson(c.tx), undefined, { bigintAsString: asStrings });
