@@ -12,16 +12,28 @@
  * are stored, errors are thrown before.
  *
  * Bounded by its entry count: when full, new texts are served but not kept until the tip moves.
+ * And by its key length: a key is a URL, and a valid read may carry a query string of any length
+ * (up to the 16 KiB of headers Node reads), which would make each entry that large; longer keys
+ * are answered but not kept.
  */
 
 /** Default bound: twice the bench's 10,000 addresses; ~300 bytes an entry, ~6 MB when full. */
 export const TIP_TEXT_CACHE_ENTRIES = 20_000;
 
+/**
+ * Longest key kept: a read's URL spelled canonically is under 100 characters (the longest, a
+ * balance over confirmations, ~75); 256 leaves room for other spellings.
+ */
+export const TIP_TEXT_MAX_KEY_LENGTH = 256;
+
 export class TipTextCache {
   #tip: string | undefined;
   readonly #texts = new Map<string, string>();
 
-  constructor(readonly maxEntries: number = TIP_TEXT_CACHE_ENTRIES) {}
+  constructor(
+    readonly maxEntries: number = TIP_TEXT_CACHE_ENTRIES,
+    readonly maxKeyLength: number = TIP_TEXT_MAX_KEY_LENGTH,
+  ) {}
 
   get size(): number {
     return this.#texts.size;
@@ -29,7 +41,8 @@ export class TipTextCache {
 
   /**
    * The text kept for `key` while the tip is `tipId`, else the one `make` returns (kept when
-   * there is room). `make` must read the state at that same tip, synchronously.
+   * there is room and `key` is at most `maxKeyLength` long). `make` must read the state at that
+   * same tip, synchronously.
    */
   text(tipId: string, key: string, make: () => string): string {
     if (tipId !== this.#tip) {
@@ -40,7 +53,7 @@ export class TipTextCache {
       if (cached !== undefined) return cached;
     }
     const text = make();
-    if (this.#texts.size < this.maxEntries) this.#texts.set(key, text);
+    if (this.#texts.size < this.maxEntries && key.length <= this.maxKeyLength) this.#texts.set(key, text);
     return text;
   }
 }

@@ -21,6 +21,18 @@ describe("TipTextCache", () => {
     expect(made).toBe(5);
   });
 
+  it("answers a key over its length bound without keeping it (a URL with a long query string)", () => {
+    const cache = new TipTextCache(10, 8);
+    let made = 0;
+    const make = () => String(++made);
+    expect(cache.text("T1", "/a?123456", make)).toBe("1");
+    expect(cache.text("T1", "/a?123456", make)).toBe("2");
+    expect(cache.size).toBe(0);
+    expect(cache.text("T1", "/a?12345", make)).toBe("3");
+    expect(cache.text("T1", "/a?12345", make)).toBe("3");
+    expect(cache.size).toBe(1);
+  });
+
   it("keeps nothing when making the text throws (an invalid request)", () => {
     const cache = new TipTextCache();
     expect(() => cache.text("T1", "bad", () => {
