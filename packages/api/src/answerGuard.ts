@@ -18,7 +18,9 @@
  *
  * Answer bytes count from the moment an answer is handed to the response until the response
  * closes: just after it finished (its last byte left for the kernel), or when its socket closed.
- * Each admitted answer holds one ticket (its place, cost and bytes), given back then.
+ * Each admitted answer holds one ticket (its place, cost and bytes), given back then. An answer
+ * that is ready only after that (its client hung up while the body was read or a lookup ran) is
+ * not written and holds nothing (`lateAnswers`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
@@ -63,10 +65,12 @@ export interface AnswerGuardStats {
   pipelineClosed: number;
   bytesClosed: number;
   queuedBytes: number;
+  /** Answers not written because their socket had closed first (the client went away while the work ran). */
+  lateAnswers: number;
 }
 
 export class AnswerGuard {
-  readonly stats: AnswerGuardStats = { pipelineClosed: 0, bytesClosed: 0, queuedBytes: 0 };
+  readonly stats: AnswerGuardStats = { pipelineClosed: 0, bytesClosed: 0, queuedBytes: 0, lateAnswers: 0 };
   private readonly sockets = new WeakMap<Socket, SocketState>();
   private readonly clientBytes = new Map<string, number>();
 
@@ -108,7 +112,7 @@ export class AnswerGuard {
       return false;
     }
     s.pending++;
-    const ticket: Ticket = { guard: this, socket, state: s, cost: 0, bytes: 0 };
+    const ticket: Ticket = { guard: this, socket, state: s, cost: 0, bytes: 0, closed: false };
     (res as Ticketed)[TICKET] = ticket;
     // one listener per answer: a ServerResponse emits "close" once, after it finished or when its
     // socket closed first
@@ -118,6 +122,7 @@ export class AnswerGuard {
 
   /** What an answer held is given back: its place in the pipeline, its cost and its bytes. */
   done(t: Ticket): void {
+    t.closed = true;
     const s = t.state;
     s.pending--;
     s.cost -= t.cost;
@@ -130,6 +135,8 @@ export class AnswerGuard {
    * already has work outstanding and this would take it past `maxPipelinedCost`.
    */
   charge(t: Ticket, cost: number): boolean {
+    // the response closed already (its socket went): nothing to serve, nothing to hold
+    if (t.closed) return false;
     const s = t.state;
     if (s.cost > 0 && s.cost + cost > this.limits.maxPipelinedCost) {
       this.stats.pipelineClosed++;
@@ -146,6 +153,13 @@ export class AnswerGuard {
    * would pass a bound. Released when the response closes.
    */
   reserve(t: Ticket, bytes: number): boolean {
+    // An answer finished after its response closed (a client that hung up while a body was read or
+    // an asynchronous lookup ran) is not written: counting its bytes now would hold them for good,
+    // as nothing releases a closed ticket again.
+    if (t.closed) {
+      this.stats.lateAnswers++;
+      return false;
+    }
     const s = t.state;
     const l = this.limits;
     const small = bytes <= l.smallAnswerBytes;
@@ -173,6 +187,8 @@ interface Ticket {
   readonly state: SocketState;
   cost: number;
   bytes: number;
+  /** Set when the response closed (finished, or its socket went): the ticket holds nothing more. */
+  closed: boolean;
 }
 
 /** The ticket of an admitted answer, kept on its response (a WeakMap cost more per request). */

@@ -92,6 +92,35 @@ describe("answer bounds per connection", () => {
     expect(api.guard.stats.bytesClosed).toBeGreaterThanOrEqual(1);
     expect((await fetch(`${api.url}/blocks/height`)).status).toBe(200);
   });
+
+  it("holds nothing for answers that are ready only after their client hung up", async () => {
+    const api = await serve({ rateLimit: false });
+    // headers with `Expect: 100-continue`: Node writes "100 Continue" as it hands the request to the
+    // handler, so the client knows the body is being waited for when it hangs up
+    const partial =
+      "POST /transactions/broadcast HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+      "Content-Length: 1000\r\nExpect: 100-continue\r\n\r\n";
+    const clients = 20;
+    for (let i = 0; i < clients; i++) {
+      const socket = net.connect(api.port, "127.0.0.1");
+      sockets.push(socket);
+      socket.on("error", () => {});
+      await new Promise<void>((resolve) => {
+        let seen = "";
+        socket.on("data", (d: Buffer) => {
+          seen += d.toString("latin1");
+          if (seen.includes("100 Continue")) resolve();
+        });
+        socket.write(partial + '{"type":');
+      });
+      socket.destroy();
+    }
+    // each body read fails ("request aborted") after its response closed: the 400 is not written
+    await waitFor("every late answer dropped", () => api.guard.stats.lateAnswers === clients, 5_000);
+    expect(api.guard.stats.queuedBytes).toBe(0);
+    expect((await fetch(`${api.url}/node/status`)).status).toBe(200);
+    expect(api.guard.stats.queuedBytes).toBe(0);
+  });
 });
 
 describe("per-client budgets", () => {
