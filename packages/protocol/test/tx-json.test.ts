@@ -82,6 +82,29 @@ describe("txFromJson", () => {
     rejects(anchorJson, { anchors: [42] }, "INVALID_ANCHOR", "number");
   });
 
+  it("applies the anchor and attachment size rules to the text before decoding it", () => {
+    // base58 decoding is quadratic in the text's length: a 1 MiB body of long anchors took ~1 s
+    const thrown = (fields: Record<string, unknown>, base = anchorJson): unknown => {
+      try {
+        txFromJson({ ...base, ...fields }, T);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    };
+    const long = "z".repeat(1_000); // base58 characters throughout: it would decode, to ~730 bytes
+    expect(thrown({ anchors: Array.from({ length: 101 }, () => long) })).toMatchObject({ code: "INVALID_ANCHOR", details: { count: 101 } });
+    expect(thrown({ anchors: [base58Encode(new Uint8Array(32).fill(7)), long] })).toMatchObject({ code: "INVALID_ANCHOR", details: { index: 1, textLength: 1_000 } });
+    // the longest text of 80 bytes is still decoded, and the rule then judges the bytes
+    const max = base58Encode(new Uint8Array(80).fill(255));
+    expect(txFromJson({ ...anchorJson, anchors: [max] }, T).type).toBe(15);
+    expect(thrown({ anchors: [base58Encode(new Uint8Array(81).fill(255))] })).toMatchObject({ code: "INVALID_ANCHOR" });
+    const kp1 = keyPairFromSeed(ACCOUNT1.seed);
+    const transfer = txToJson(createTx({ type: 4, timestamp: 1, fee: 100000000n, senderPublicKey: kp1.publicKey, recipient: ACCOUNT2.address, amount: 1n }, T));
+    expect(thrown({ attachment: long }, transfer)).toMatchObject({ code: "INVALID_FIELD", details: { field: "attachment" } });
+    expect(txFromJson({ ...transfer, attachment: base58Encode(new Uint8Array(140).fill(255)) }, T).type).toBe(4);
+  });
+
   it("proofs and v1 signature", () => {
     rejects(leaseJson, { proofs: "x" }, "INVALID_FIELD", "not an array");
     rejects(leaseJson, { proofs: [ACCOUNT1.publicKey] }, "INVALID_FIELD", "32-byte proof");

@@ -5,13 +5,22 @@
  * transaction JSON with `id`, in the client's key order, amounts and fees as bigint (written as
  * bare integer literals by stringifyJson).
  */
-import { PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, base58Encode, equalBytes, tryBase58Decode } from "@anchord/crypto";
+import { PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, base58Encode, equalBytes, maxBase58Length, tryBase58Decode } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "../errors.js";
 import type { JsonValue } from "../json.js";
 import { MAX_PROOFS, compactTx } from "./binary.js";
 import { createTx, makeSponsor, withProofs } from "./create.js";
 import { checkAddress, checkAmountRange, checkBase58, checkKeyType } from "./fields.js";
 import { TX_VERSIONS, TxType, type SignedTx, type Sponsor, type Transaction, type UnsignedTxFields } from "./types.js";
+import { MAX_ANCHORS, MAX_ANCHOR_BYTES, MAX_ATTACHMENT_BYTES, anchorCountError, anchorLengthError, attachmentLengthError } from "./validate.js";
+
+/**
+ * Base58 decoding takes time quadratic in the text's length, and a 1 MiB body holds thousands of
+ * strings: the count and size rules are applied to the text before anything is decoded, so that
+ * a body costs time linear in its size (the rules themselves are in validate.ts).
+ */
+const MAX_ANCHOR_TEXT = maxBase58Length(MAX_ANCHOR_BYTES);
+const MAX_ATTACHMENT_TEXT = maxBase58Length(MAX_ATTACHMENT_BYTES);
 
 type Obj = { readonly [k: string]: unknown };
 
@@ -68,6 +77,7 @@ function readKey(keyTypeValue: unknown, keyValue: unknown, prefix: "sender" | "s
 function readTypeFields(o: Obj, type: Exclude<TxType, typeof TxType.Genesis>): Record<string, unknown> {
   switch (type) {
     case TxType.Transfer: {
+      if (typeof o.attachment === "string" && o.attachment.length > MAX_ATTACHMENT_TEXT) throw attachmentLengthError();
       const attachment = present(o.attachment) ? checkBase58Any(o.attachment, "attachment") : new Uint8Array(0);
       return { recipient: o.recipient, amount: readAmount(o.amount), attachment };
     }
@@ -81,7 +91,13 @@ function readTypeFields(o: Obj, type: Exclude<TxType, typeof TxType.Genesis>): R
     }
     case TxType.Anchor: {
       if (!Array.isArray(o.anchors)) throw invalid("anchors", "must be an array of base58 strings");
-      return { anchors: o.anchors.map((a: unknown) => checkBase58Any(a, "anchor", ErrorCode.INVALID_ANCHOR)) };
+      if (o.anchors.length > MAX_ANCHORS) throw anchorCountError(o.anchors.length);
+      return {
+        anchors: o.anchors.map((a: unknown, i: number) => {
+          if (typeof a === "string" && a.length > MAX_ANCHOR_TEXT) throw anchorLengthError(i, { textLength: a.length });
+          return checkBase58Any(a, "anchor", ErrorCode.INVALID_ANCHOR);
+        }),
+      };
     }
   }
 }

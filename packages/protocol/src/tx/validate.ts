@@ -34,14 +34,28 @@ export function minFeeFor(type: TxType, anchorCount: number, fees: FeeSchedule):
   }
 }
 
+/** The anchor count rule's refusal (also raised by txFromJson before it decodes any anchor). */
+export function anchorCountError(count: number): AnchordError {
+  return new AnchordError(ErrorCode.INVALID_ANCHOR, `an anchor transaction holds 1 to ${MAX_ANCHORS} anchors`, { count });
+}
+
+/**
+ * The anchor size rule's refusal for anchor `index`: its length in bytes, or (txFromJson, for base58
+ * text too long to decode to at most MAX_ANCHOR_BYTES) the text's length in characters.
+ */
+export function anchorLengthError(index: number, size: { length: number } | { textLength: number }): AnchordError {
+  return new AnchordError(ErrorCode.INVALID_ANCHOR, `anchor ${index} must be 1 to ${MAX_ANCHOR_BYTES} bytes`, { index, ...size });
+}
+
+/** The attachment size rule's refusal (also raised by txFromJson for text too long to be one). */
+export function attachmentLengthError(): AnchordError {
+  return new AnchordError(ErrorCode.INVALID_FIELD, `attachment exceeds ${MAX_ATTACHMENT_BYTES} bytes`, { field: "attachment" });
+}
+
 function checkAnchors(anchors: readonly Uint8Array[]): void {
-  if (anchors.length < 1 || anchors.length > MAX_ANCHORS) {
-    throw new AnchordError(ErrorCode.INVALID_ANCHOR, `an anchor transaction holds 1 to ${MAX_ANCHORS} anchors`, { count: anchors.length });
-  }
+  if (anchors.length < 1 || anchors.length > MAX_ANCHORS) throw anchorCountError(anchors.length);
   for (const [i, a] of anchors.entries()) {
-    if (a.length < 1 || a.length > MAX_ANCHOR_BYTES) {
-      throw new AnchordError(ErrorCode.INVALID_ANCHOR, `anchor ${i} must be 1 to ${MAX_ANCHOR_BYTES} bytes`, { index: i, length: a.length });
-    }
+    if (a.length < 1 || a.length > MAX_ANCHOR_BYTES) throw anchorLengthError(i, { length: a.length });
   }
   const sorted = [...anchors].sort(compareBytes);
   for (let i = 1; i < sorted.length; i++) {
@@ -96,9 +110,7 @@ export function validateTxStateless(tx: Transaction, config: NetworkConfig): voi
   switch (tx.type) {
     case TxType.Transfer:
       checkAmountRange(tx.amount, "rejected");
-      if (tx.attachment.length > MAX_ATTACHMENT_BYTES) {
-        throw new AnchordError(ErrorCode.INVALID_FIELD, `attachment exceeds ${MAX_ATTACHMENT_BYTES} bytes`, { field: "attachment" });
-      }
+      if (tx.attachment.length > MAX_ATTACHMENT_BYTES) throw attachmentLengthError();
       break;
     case TxType.Lease:
       checkAmountRange(tx.amount, "rejected");
