@@ -106,7 +106,11 @@ export class Chain {
     await this.verifySignatures(block);
     // verifySignatures has just checked every transaction of the block, exact proofs included
     // the pool's transactions are not on the chain while it is current: no lookup for them
-    await this.ledger.applyBlock(block, { verified: () => true, offChain: (id) => this.admission.knownOffChain(id) });
+    // a block that includes pooled transactions is synced: the pool forgets them right after
+    // (docs/reliability.md, power cuts)
+    const pool = this.admission.pool;
+    const sync = block.transactions.some((tx) => pool.has(tx.id));
+    await this.ledger.applyBlock(block, { verified: () => true, offChain: (id) => this.admission.knownOffChain(id), sync });
     const height = this.ledger.height;
     const applyMs = Math.round(performance.now() - started);
     for (const tx of block.transactions) this.admission.verified.add(tx);
@@ -194,13 +198,14 @@ export class Chain {
       for (const b of blocks) {
         this.validateConsensus(b, ledger.height);
         await this.verifySignatures(b);
-        await ledger.applyBlock(b, { verified: () => true }); // verifySignatures just checked them
+        // verifySignatures just checked them; synced, as the pool forgets what they include (rare: forks)
+        await ledger.applyBlock(b, { verified: () => true, sync: true });
         for (const tx of b.transactions) this.admission.verified.add(tx);
       }
     } catch (e) {
       // Restore our chain exactly as it was.
       await ledger.rollback(commonHeight);
-      for (const b of dropped) await ledger.applyBlock(b, { verified: () => true });
+      for (const b of dropped) await ledger.applyBlock(b, { verified: () => true, sync: true });
       await this.admission.afterLedgerChange();
       this.logger.warn({ commonHeight, err: isAnchordError(e) ? e.code : String(e) }, "Fork rejected, previous chain restored");
       throw e;

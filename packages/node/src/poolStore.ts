@@ -15,6 +15,9 @@ export interface StoredTx {
   readonly bytes: Uint8Array;
 }
 
+/** Never stored: deleted by a synced write that has nothing else to write (see write). */
+const SYNC_MARKER = new Uint8Array([0xff]);
+
 export class PoolStore {
   /** The first failed write: the store then refuses every write (see storageFailure). */
   private failure: AnchordError | undefined;
@@ -55,7 +58,11 @@ export class PoolStore {
     return this.failure;
   }
 
-  /** Writes `ops` (synced when `sync`, or when a write sharing the batch asks for it). */
+  /**
+   * Writes `ops` (synced when `sync`, or when a write sharing the batch asks for it). A synced
+   * write makes every earlier one durable too (LevelDB appends them all to one log), so `write([],
+   * true)` is how an entry written without sync is made durable after the fact.
+   */
   write(ops: readonly StoreOp[], sync = true): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise<void>((resolve, reject) => {
@@ -92,12 +99,16 @@ export class PoolStore {
    * encodes every operation on the calling thread, several times slower (docs/performance.md).
    */
   private async writeBatch(ops: readonly StoreOp[], sync: boolean): Promise<void> {
+    if (ops.length === 0 && !sync) return;
     const batch = this.db.batch();
     try {
       for (const op of ops) {
         if (op.type === "put") batch.put(uint64BE(op.seq), op.value);
         else batch.del(uint64BE(op.seq));
       }
+      // an empty batch is not written at all: a delete of a key no entry has (entries' keys are 8
+      // bytes) gives the synced write something to carry
+      if (ops.length === 0) batch.del(SYNC_MARKER);
     } catch (e) {
       await batch.close().catch(() => undefined);
       throw e;

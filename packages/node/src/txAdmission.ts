@@ -157,9 +157,11 @@ export class TxAdmission {
   async addMany(txs: readonly SignedTx[], sync = true): Promise<(AddResult | AnchordError)[]> {
     const out: (AddResult | AnchordError)[] = new Array<AddResult | AnchordError>(txs.length);
     const waits: Promise<void>[] = [];
+    const duplicates: number[] = [];
     /** A duplicate is answered once the first one's write is done (it may yet fail). */
     const duplicate = (i: number, id: string): void => {
       out[i] = "duplicate";
+      duplicates.push(i);
       const w = this.writing.get(id);
       if (w) waits.push(w.catch((e: unknown) => void (out[i] = asError(e))));
     };
@@ -230,6 +232,16 @@ export class TxAdmission {
       }
     }
     if (waits.length) await Promise.all(waits);
+    // The pooled one may have been written without sync (it came by gossip first): a synced
+    // caller's duplicate is answered once it is durable too (docs/reliability.md)
+    const pooled = duplicates.filter((i) => out[i] === "duplicate");
+    if (sync && pooled.length > 0) {
+      try {
+        await this.pool.write([], true);
+      } catch (e) {
+        for (const i of pooled) out[i] = asError(e);
+      }
+    }
     if (written) for (const a of added) if (stillPooled(a)) this.pool.notifyAdded(a.tx);
     this.pool.notifyRemoved(evicted);
     return out;
@@ -402,7 +414,9 @@ export class TxAdmission {
     } finally {
       this.offChain = undefined;
     }
-    if (ops.length) await this.pool.write(ops);
+    // Not synced: the chain synced the block that included them before this (chain.ts), and a
+    // delete lost in a power cut brings back an entry the reload's recheck drops.
+    if (ops.length) await this.pool.write(ops, false);
     this.pool.notifyRemoved(removed);
   }
 }

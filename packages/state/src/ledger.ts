@@ -53,6 +53,13 @@ export interface ApplyBlockOptions {
    * the pool is current with the ledger (`version`), see TxAdmission.knownOffChain.
    */
   readonly offChain?: (txId: string) => boolean;
+  /**
+   * fsync this block's batch even when the ledger does not sync every one (`LedgerOptions.sync`):
+   * the caller is about to forget something because the block holds it (the pool deletes the
+   * transactions it included; were the block lost in a power cut after that, an acknowledged
+   * transaction would be in neither).
+   */
+  readonly sync?: boolean;
 }
 
 export interface TxLocation {
@@ -420,7 +427,7 @@ export class Ledger {
         parentTimestamp: parent.timestamp,
         verified: opts.verified,
       });
-      await this.commit(block, height, overlay, lookups, this.score + blockScore(block.baseTarget), []);
+      await this.commit(block, height, overlay, lookups, this.score + blockScore(block.baseTarget), [], opts.sync === true);
     });
   }
 
@@ -494,17 +501,17 @@ export class Ledger {
     };
   }
 
-  private async commit(block: Block, height: number, overlay: Overlay, lookups: BlockLookups, score: bigint, extra: BatchOp[]): Promise<void> {
+  private async commit(block: Block, height: number, overlay: Overlay, lookups: BlockLookups, score: bigint, extra: BatchOp[], sync = false): Promise<void> {
     const blockBytes = encodedBlock(block);
     const plan = planBlock({ memory: this.memory, config: this.config, block, height, blockBytes, score, overlay, lookups });
-    await this.write(extra.length ? plan.ops.concat(extra) : plan.ops);
+    await this.write(extra.length ? plan.ops.concat(extra) : plan.ops, sync);
     plan.apply(this.memory);
     this.remember(height, { header: headerOnly(block), score });
     this.changes++;
   }
 
   /** Writes ops atomically (a chained batch: cheaper on the main thread than an array batch). */
-  private async write(ops: BatchOp[]): Promise<void> {
+  private async write(ops: BatchOp[], sync = false): Promise<void> {
     const batch = this.db.batch();
     try {
       for (const op of ops) {
@@ -516,7 +523,7 @@ export class Ledger {
       throw storageError(e, "preparing a ledger write failed");
     }
     try {
-      await batch.write({ sync: this.sync });
+      await batch.write({ sync: sync || this.sync });
     } catch (e) {
       this.failure = storageError(e, "writing to the ledger failed");
       throw this.failure;
