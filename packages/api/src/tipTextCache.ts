@@ -12,10 +12,15 @@
  * are stored, errors are thrown before.
  *
  * Bounded by its entry count: when full, new texts are served but not kept until the tip moves.
- * And by its key length: a key is a URL, and a valid read may carry a query string of any length
+ * By its key length: a key is a URL, and a valid read may carry a query string of any length
  * (up to the 16 KiB of headers Node reads), which would make each entry that large; longer keys
- * are answered but not kept.
+ * are answered but not kept. And by the characters of its texts (a list of leases can be
+ * megabytes): a text that would pass the bound is answered, not kept.
  */
+import { stringifyJson } from "@anchord/protocol";
+import type { ApiBackend } from "./backend.js";
+import { acceptOf, jsonContentType, wantsBigintStrings } from "./http.js";
+import type { RouteContext, TextReply } from "./route.js";
 
 /** Default bound: twice the bench's 10,000 addresses; ~300 bytes an entry, ~6 MB when full. */
 export const TIP_TEXT_CACHE_ENTRIES = 20_000;
@@ -26,13 +31,18 @@ export const TIP_TEXT_CACHE_ENTRIES = 20_000;
  */
 export const TIP_TEXT_MAX_KEY_LENGTH = 256;
 
+/** Default bound on the characters of all kept texts: the default entries hold ~6 MB of balances. */
+export const TIP_TEXT_MAX_CHARS = 16 * 1024 * 1024;
+
 export class TipTextCache {
   #tip: string | undefined;
   readonly #texts = new Map<string, string>();
+  #chars = 0;
 
   constructor(
     readonly maxEntries: number = TIP_TEXT_CACHE_ENTRIES,
     readonly maxKeyLength: number = TIP_TEXT_MAX_KEY_LENGTH,
+    readonly maxChars: number = TIP_TEXT_MAX_CHARS,
   ) {}
 
   get size(): number {
@@ -47,13 +57,47 @@ export class TipTextCache {
   text(tipId: string, key: string, make: () => string): string {
     if (tipId !== this.#tip) {
       this.#texts.clear();
+      this.#chars = 0;
       this.#tip = tipId;
     } else {
       const cached = this.#texts.get(key);
       if (cached !== undefined) return cached;
     }
     const text = make();
-    if (this.#texts.size < this.maxEntries && key.length <= this.maxKeyLength) this.#texts.set(key, text);
+    if (this.#texts.size < this.maxEntries && key.length <= this.maxKeyLength && this.#chars + text.length <= this.maxChars) {
+      this.#texts.set(key, text);
+      this.#chars += text.length;
+    }
     return text;
   }
+}
+
+/** The bounds of one family of kept answers (see TipTextCache's constructor). */
+export interface TipTextBounds {
+  readonly maxEntries?: number;
+  readonly maxKeyLength?: number;
+  readonly maxChars?: number;
+}
+
+/**
+ * A family of answers read from the confirmed state at the tip (the balance routes, the active
+ * leases), kept per backend (node) and number format (literals, strings): `atTip(ctx, body)`
+ * answers `body()` as JSON, or the text kept for this request's URL since the tip last moved. The
+ * URL as sent (path and query) names the route and every parameter, and nothing else these routes
+ * read changes their answer but the number format (a cache each) and the tip: so two requests that
+ * share a key are answered alike. A URL is also one flat string the parser already made: a key
+ * built from the parameters cost ~1 µs more a read (docs/performance.md, thirteenth session).
+ * `body` must read the state at the tip synchronously.
+ */
+export function tipAnswers(bounds: TipTextBounds = {}): (ctx: RouteContext, body: () => unknown) => TextReply {
+  const families = new WeakMap<ApiBackend, readonly [TipTextCache, TipTextCache]>();
+  const cache = (): TipTextCache => new TipTextCache(bounds.maxEntries, bounds.maxKeyLength, bounds.maxChars);
+  return (ctx, body) => {
+    const backend = ctx.backend;
+    const asStrings = wantsBigintStrings(acceptOf(ctx.req));
+    let caches = families.get(backend);
+    if (caches === undefined) families.set(backend, (caches = [cache(), cache()]));
+    const text = caches[asStrings ? 1 : 0].text(backend.tipId(), ctx.req.url ?? "", () => stringifyJson(body(), undefined, { bigintAsString: asStrings }));
+    return { contentType: jsonContentType(asStrings), text };
+  };
 }

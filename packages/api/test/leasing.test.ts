@@ -97,6 +97,10 @@ describe("wallet leases: POST /leasing/lease, /leasing/cancel, GET /leasing/acti
     const height = t.backend.height();
     const active = (await t.get(`/leasing/active/${ADDRESS_2}`)).json as Json[];
     expect(active.length).toBe(3); // two from account 1, one from account 2
+    // kept for the tip: read again, the list is not made again (a lease pool's has thousands)
+    const reads = t.backend.activeLeaseReads;
+    expect((await t.get(`/leasing/active/${ADDRESS_2}`)).json).toEqual(active);
+    expect(t.backend.activeLeaseReads).toBe(reads);
     const mine = active.find((l) => l["id"] === leaseId)!;
     expect(mine).toMatchObject({ type: 8, id: leaseId, sender: ADDRESS_1, recipient: ADDRESS_2, amount: 10 * TOKEN, height });
     expect(mine).not.toHaveProperty("signature");

@@ -281,7 +281,10 @@ export class MemoryBackend implements ApiBackend {
   unconfirmed(): Transaction[] {
     return [...this.pool.values()];
   }
+  /** How many times the active leases were read (the API keeps the list per tip). */
+  activeLeaseReads = 0;
   activeLeases(address: string): { tx: LeaseTx; height: number }[] {
+    this.activeLeaseReads++;
     return [...this.leases.values()]
       .filter((l) => l.status === "active" && (l.tx.sender === address || l.tx.recipient === address))
       .map(({ tx, height }) => ({ tx, height }));

@@ -33,6 +33,22 @@ describe("TipTextCache", () => {
     expect(cache.size).toBe(1);
   });
 
+  it("keeps texts up to its character bound; a text past it is answered, not kept", () => {
+    const cache = new TipTextCache(10, 256, 10);
+    let made = 0;
+    const make = (text: string) => () => (made++, text);
+    expect(cache.text("T1", "a", make("123456"))).toBe("123456");
+    expect(cache.text("T1", "b", make("12345"))).toBe("12345"); // 11 characters in all: not kept
+    expect(cache.text("T1", "b", make("54321"))).toBe("54321");
+    expect(cache.text("T1", "c", make("1234"))).toBe("1234"); // 10: kept
+    expect(cache.text("T1", "c", make("other"))).toBe("1234");
+    expect(cache.size).toBe(2);
+    // a new tip starts from nothing again
+    expect(cache.text("T2", "b", make("0123456789"))).toBe("0123456789");
+    expect(cache.text("T2", "b", make("other"))).toBe("0123456789");
+    expect(made).toBe(5);
+  });
+
   it("keeps nothing when making the text throws (an invalid request)", () => {
     const cache = new TipTextCache();
     expect(() => cache.text("T1", "bad", () => {

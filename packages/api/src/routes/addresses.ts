@@ -1,12 +1,9 @@
 /** Balances (interface §4.4–4.6) and the consensus reads (LTO extras). */
 import { parseAddress } from "@anchord/crypto";
-import { stringifyJson } from "@anchord/protocol";
-import type { ApiBackend } from "../backend.js";
-import { acceptOf, jsonContentType, wantsBigintStrings } from "../http.js";
 import { parseAddressText, parseConfirmations, parseHeight } from "../params.js";
-import { errorDoc, json, type ParamDoc, type RouteContext, type RouteDef, type TextReply } from "../route.js";
+import { errorDoc, json, type ParamDoc, type RouteContext, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
-import { TipTextCache } from "../tipTextCache.js";
+import { tipAnswers } from "../tipTextCache.js";
 
 const EXAMPLE_ADDRESS = "3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW";
 
@@ -21,25 +18,8 @@ const badAddressOrConfirmations = errorDoc("Invalid address (code 102) or confir
 
 const addressOf = (ctx: RouteContext): string => parseAddressText(ctx.params["address"], ctx.backend.config.chainIdByte);
 
-/** Answers read from the confirmed state, per backend (node) and number format: literals, strings. */
-const tipTexts = new WeakMap<ApiBackend, readonly [TipTextCache, TipTextCache]>();
-
-/**
- * The answer of a read of the confirmed state at the tip: `body()` as JSON, or the text kept for
- * this request's URL since the tip last moved. The URL as sent (path and query) names the route
- * and every parameter, and nothing else these routes read changes their answer but the number
- * format (a cache each) and the tip: so two requests that share a key are answered alike. A URL is
- * also one flat string the parser already made: a key built from the parameters cost ~1 µs more a
- * read (docs/performance.md, thirteenth session).
- */
-function atTip(ctx: RouteContext, body: () => unknown): TextReply {
-  const backend = ctx.backend;
-  const asStrings = wantsBigintStrings(acceptOf(ctx.req));
-  let caches = tipTexts.get(backend);
-  if (caches === undefined) tipTexts.set(backend, (caches = [new TipTextCache(), new TipTextCache()]));
-  const text = caches[asStrings ? 1 : 0].text(backend.tipId(), ctx.req.url ?? "", () => stringifyJson(body(), undefined, { bigintAsString: asStrings }));
-  return { contentType: jsonContentType(asStrings), text };
-}
+/** Answers read from the confirmed state at the tip (tipTextCache.ts), with the default bounds. */
+const atTip = tipAnswers();
 
 export const addressRoutes: RouteDef[] = [
   // `details/:address` is registered before `:address/:confirmations`, which would capture it.

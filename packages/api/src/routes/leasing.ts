@@ -6,6 +6,7 @@ import { optionalFee, optionalString, parseAddressText, parseHeight, parseId, re
 import { queryList } from "../query.js";
 import { errorDoc, json, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
+import { tipAnswers } from "../tipTextCache.js";
 
 const SENDER = "3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW";
 const RECIPIENT = "3MyuPwbiobZFnZzrtyY8pkaHoQHYmyQxxY1";
@@ -25,6 +26,14 @@ const EXAMPLE_CANCEL_JSON = {
 
 /** Most leases one POST /leasing/info asks about. */
 export const MAX_LEASE_IDS = 1000;
+
+/**
+ * An address's active leases, kept per tip (tipTextCache.ts): the list has no page bound (LTO's
+ * route has none), and a lease pool's runs to thousands of leases, each a transaction read and
+ * written as JSON; without it, every request for such an address would do all of that again. Its
+ * own bounds: a thousand lists and 8 Mi characters per number format.
+ */
+const activeAtTip = tipAnswers({ maxEntries: 1_000, maxChars: 8 * 1024 * 1024 });
 
 const EXAMPLE_LEASE_INFO = {
   id: LEASE_ID, originTransactionId: LEASE_ID, sender: SENDER, recipient: RECIPIENT, amount: 100000000, height: 12,
@@ -110,10 +119,11 @@ export const leasingRoutes: RouteDef[] = [
       200: { description: "Lease transactions, each with its height", schema: ref("ConfirmedTransactions"), example: [{ ...EXAMPLE_LEASE_JSON, height: 12 }] },
       400: errorDoc("Invalid address (code 102)"),
     },
-    handler: ({ backend, params }) => {
-      const address = parseAddressText(params["address"], backend.config.chainIdByte);
-      return json(backend.activeLeases(address).map(({ tx, height }) => ({ ...txToJson(tx), height })));
-    },
+    handler: (ctx) =>
+      activeAtTip(ctx, () => {
+        const address = parseAddressText(ctx.params["address"], ctx.backend.config.chainIdByte);
+        return ctx.backend.activeLeases(address).map(({ tx, height }) => ({ ...txToJson(tx), height }));
+      }),
   },
   {
     method: "get",
