@@ -458,6 +458,25 @@ describe("hostile peer", () => {
     };
     await waitFor("the junk server is banned", () => a.network!.isBanned(junk.peerId) && b.network!.isBanned(junk.peerId), 30_000);
     fault("lying sync answer", junk.syncRequests.length);
+    await junk.stop();
+
+    // the replayer claims the same and serves, for every request, a block both nodes hold already:
+    // a delivery that adds nothing must end the round, not be asked for again and again
+    const known = await a.ledger.getBlockBytes(a.ledger.height - 1);
+    const replayer = await hostile();
+    replayer.syncResponder = (req) => {
+      if (req[0] === 0x01) return [claim()];
+      if (req[0] === 0x03) return [syncFrames.commonReply(BigInt(a.ledger.height))];
+      if (req[0] === 0x02) return [syncFrames.blocksHeader(1), known!];
+      return "reset";
+    };
+    await waitFor("the replayer was asked for blocks", () => replayer.syncRequests.some((r) => r[0] === 0x02), 20_000);
+    const since = { a: a.ledger.height, b: b.ledger.height };
+    await waitFor("both nodes forged on while the replayer was connected", () => a.ledger.height - since.a >= 4 && b.ledger.height - since.b >= 4, 30_000);
+    fault("lying sync answer", replayer.syncRequests.length);
+    // skipped after its round: not asked for blocks over and over
+    expect(replayer.syncRequests.filter((r) => r[0] === 0x02).length).toBeLessThanOrEqual(8);
+    await replayer.stop();
   });
 
   it("kept one chain, kept forging, and let no invalid block or transaction in", async () => {

@@ -220,10 +220,15 @@ export class Synchronizer {
         else {
           for (let next = (ahead.at(-1)?.from ?? from) + SYNC_BATCH; ahead.length < SYNC_AHEAD && next <= status.height; next += SYNC_BATCH) ahead.push(prepare(next));
         }
+        const scoreBefore = ledger.score;
         for (const b of blocks) {
           const r = await this.chain.processBlock(b, "sync");
           if (r.status === "orphan" || r.status === "ignored") return; // the peer or we reorganised meanwhile; next round
         }
+        // A batch that added nothing (blocks this node holds already) is no delivery: asking again
+        // would spin with `behind` set, and a peer answering that way would stop forging for as
+        // long as it answered. The round ends; with no progress at all the peer is skipped.
+        if (ledger.score <= scoreBefore) return;
         this.progress?.(ledger.height);
         this.behind = status.height > ledger.height + 1;
         if (blocks.length === SYNC_BATCH || ledger.height - startHeight >= SYNC_BATCH) {
