@@ -219,6 +219,17 @@ describe("hostile peer", () => {
     await expectBannedEverywhere(h, "five invalid blocks");
   });
 
+  it("refuses a block on an old parent whose forged base target outscores the chain, before rolling anything back", async () => {
+    await waitFor("a chain to fork from", () => a.ledger.height >= 5, 30_000);
+    const h = await hostile();
+    const restored = (): number => logs.get(a)!.filter((l) => l.includes("Fork rejected")).length;
+    const before = restored();
+    await sendBlockUntilRejected(h, () => untimedFlaws.forgedForkScore(tipOf(a), 3), "fork block with a base target of 1", "BLOCK_BAD_BASE_TARGET");
+    // refused from its header: no rollback to its parent and back
+    expect(restored()).toBe(before);
+    expect(a.network!.misbehaviourPoints(h.peerId)).toBeGreaterThan(0);
+  });
+
   it("rejects blocks with a forged signature, another chain's signature, or an invalid transaction inside, even in the sender's own slot", async () => {
     const h = await hostile();
     await sendTimedUntilRejected(h, (tip, ts) => timedFlaws.badSignature(tip, stakerKey, ts), "forged block signature", "BLOCK_BAD_SIGNATURE");

@@ -53,7 +53,7 @@ export function expectedBlockFields(parent: ParentRef, generatorPublicKey: Uint8
   const hit = calculateHit(source.generationSignature, generatorPublicKey);
   const generatingBalance = view.generatingBalance(generator, parent.height);
   const delay = calculateDelay(hit, parent.header.baseTarget, generatingBalance, config.averageBlockDelayMs);
-  const threeBack = parent.height >= BASE_TARGET_WINDOW ? requireHeader(view, parent.height - 2, "base target window").timestamp : undefined;
+  const threeBack = timestampThreeBack(parent, (h) => view.headerAt(h));
   return {
     generator,
     generationSignature: generationSignature(parent.header.generationSignature, generatorPublicKey),
@@ -62,12 +62,24 @@ export function expectedBlockFields(parent: ParentRef, generatorPublicKey: Uint8
     eligible: generatingBalance >= config.minGeneratingBalance,
     delay,
     earliestTimestamp: parent.header.timestamp + delay,
-    baseTargetAt: (timestamp: number) =>
-      nextBaseTarget(
-        { parentHeight: parent.height, parentBaseTarget: parent.header.baseTarget, timestamp, ...(threeBack === undefined ? {} : { timestampThreeBack: threeBack }) },
-        config.averageBlockDelayMs,
-      ),
+    baseTargetAt: (timestamp: number) => baseTargetOn(parent, timestamp, threeBack, config),
   };
+}
+
+/** The timestamp of the block two below the parent, when the base target's window reaches back to it. */
+function timestampThreeBack(parent: ParentRef, headerAt: (height: number) => BlockHeader | undefined): number | undefined {
+  if (parent.height < BASE_TARGET_WINDOW) return undefined;
+  const h = headerAt(parent.height - 2);
+  if (h === undefined) throw new AnchordError(ErrorCode.INTERNAL, `consensus view has no header at height ${parent.height - 2} (base target window)`, { height: parent.height - 2 });
+  return h.timestamp;
+}
+
+/** The base target a block on `parent` stamped `timestamp` must carry. */
+function baseTargetOn(parent: ParentRef, timestamp: number, threeBack: number | undefined, config: NetworkConfig): bigint {
+  return nextBaseTarget(
+    { parentHeight: parent.height, parentBaseTarget: parent.header.baseTarget, timestamp, ...(threeBack === undefined ? {} : { timestampThreeBack: threeBack }) },
+    config.averageBlockDelayMs,
+  );
 }
 
 function fail(code: ErrorCode, message: string, details: Record<string, unknown>): never {
@@ -99,23 +111,10 @@ export function validateBlockConsensus(
 ): void {
   const height = parent.height + 1;
   const at = `block ${block.id} at height ${height}`;
-  if (!equalBytes(block.reference, parent.header.idBytes)) {
-    fail(ErrorCode.BLOCK_UNKNOWN_PARENT, `${at} references ${base58Encode(block.reference)}, expected the parent ${parent.header.id} at height ${parent.height}`, {
-      expected: parent.header.id,
-      actual: base58Encode(block.reference),
-    });
-  }
+  checkReference(block, parent, at);
   const exp = expectedBlockFields(parent, block.generator, view, config);
-  if (!equalBytes(block.generationSignature, exp.generationSignature)) {
-    fail(ErrorCode.BLOCK_BAD_GENERATION_SIGNATURE, `${at}: generation signature ${base58Encode(block.generationSignature)}, expected ${base58Encode(exp.generationSignature)}`, {
-      expected: base58Encode(exp.generationSignature),
-      actual: base58Encode(block.generationSignature),
-    });
-  }
-  const bt = exp.baseTargetAt(block.timestamp);
-  if (block.baseTarget !== bt) {
-    fail(ErrorCode.BLOCK_BAD_BASE_TARGET, `${at}: base target ${block.baseTarget}, expected ${bt}`, { expected: bt, actual: block.baseTarget });
-  }
+  checkGenerationSignature(block, exp.generationSignature, at);
+  checkBaseTarget(block, exp.baseTargetAt(block.timestamp), at);
   if (!exp.eligible) {
     fail(ErrorCode.BLOCK_GENERATOR_BALANCE, `${at}: generator ${exp.generator} has generating balance ${exp.generatingBalance} at height ${parent.height}, below the minimum ${config.minGeneratingBalance}`, {
       expected: config.minGeneratingBalance,
@@ -130,6 +129,36 @@ export function validateBlockConsensus(
       delay: exp.delay,
     });
   }
+  checkNotInFuture(block, now, config, at);
+  if (opts.signatureVerified !== true) checkSignature(block, config, at);
+}
+
+// The checks a header passes against its parent alone, shared by validateBlockConsensus and
+// validateForkHeaders (each written once).
+
+function checkReference(block: BlockHeader, parent: ParentRef, at: string): void {
+  if (!equalBytes(block.reference, parent.header.idBytes)) {
+    fail(ErrorCode.BLOCK_UNKNOWN_PARENT, `${at} references ${base58Encode(block.reference)}, expected the parent ${parent.header.id} at height ${parent.height}`, {
+      expected: parent.header.id,
+      actual: base58Encode(block.reference),
+    });
+  }
+}
+
+function checkGenerationSignature(block: BlockHeader, expected: Uint8Array, at: string): void {
+  if (!equalBytes(block.generationSignature, expected)) {
+    fail(ErrorCode.BLOCK_BAD_GENERATION_SIGNATURE, `${at}: generation signature ${base58Encode(block.generationSignature)}, expected ${base58Encode(expected)}`, {
+      expected: base58Encode(expected),
+      actual: base58Encode(block.generationSignature),
+    });
+  }
+}
+
+function checkBaseTarget(block: BlockHeader, expected: bigint, at: string): void {
+  if (block.baseTarget !== expected) fail(ErrorCode.BLOCK_BAD_BASE_TARGET, `${at}: base target ${block.baseTarget}, expected ${expected}`, { expected, actual: block.baseTarget });
+}
+
+function checkNotInFuture(block: BlockHeader, now: number, config: NetworkConfig, at: string): void {
   const latest = now + config.maxBlockTimestampDriftMs;
   if (block.timestamp > latest) {
     fail(ErrorCode.BLOCK_IN_FUTURE, `${at}: timestamp ${block.timestamp} is ${block.timestamp - now} ms ahead of the clock (${now}); at most ${config.maxBlockTimestampDriftMs} ms allowed`, {
@@ -137,7 +166,43 @@ export function validateBlockConsensus(
       actual: block.timestamp,
     });
   }
-  if (opts.signatureVerified !== true && !verifyBlockSignature(block, config.chainIdByte)) {
-    fail(ErrorCode.BLOCK_BAD_SIGNATURE, `${at}: the generator's signature does not verify`, { generator: exp.generator });
+}
+
+function checkSignature(block: BlockHeader, config: NetworkConfig, at: string): void {
+  if (!verifyBlockSignature(block, config.chainIdByte)) {
+    fail(ErrorCode.BLOCK_BAD_SIGNATURE, `${at}: the generator's signature does not verify`, { generator: addressFromPublicKey(block.generator, config.chainIdByte) });
+  }
+}
+
+/**
+ * What can be checked of a fork's blocks before anything is rolled back, from headers alone: each
+ * references the one before it (the first, our block at `common`), carries the generation
+ * signature and the base target its parent implies, is not stamped in the future, and is signed by
+ * its generator (unless `signatureVerified` says so). A fork's score is the sum of its blocks' base
+ * targets' scores, and a forged base target of 1 outscores any chain: without these checks, one
+ * decodable block on an old parent made a node roll back to it before finding the block invalid.
+ *
+ * What needs the fork's own state (the generator's generating balance, hence its eligibility and
+ * delay) is left to `validateBlockConsensus` as each block is applied; `headerAt` gives our
+ * headers up to `common.height`.
+ */
+export function validateForkHeaders(
+  blocks: readonly BlockHeader[],
+  common: ParentRef,
+  headerAt: (height: number) => BlockHeader | undefined,
+  config: NetworkConfig,
+  now: number,
+  signatureVerified: (block: BlockHeader) => boolean = () => false,
+): void {
+  const header = (height: number): BlockHeader | undefined => (height > common.height ? blocks[height - common.height - 1] : headerAt(height));
+  let parent: ParentRef = common;
+  for (const block of blocks) {
+    const at = `fork block ${block.id} at height ${parent.height + 1}`;
+    checkReference(block, parent, at);
+    checkGenerationSignature(block, generationSignature(parent.header.generationSignature, block.generator), at);
+    checkBaseTarget(block, baseTargetOn(parent, block.timestamp, timestampThreeBack(parent, header), config), at);
+    checkNotInFuture(block, now, config, at);
+    if (!signatureVerified(block)) checkSignature(block, config, at);
+    parent = { header: block, height: parent.height + 1 };
   }
 }

@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll } from "vitest";
-import { addressFromPublicKey, keyPairFromSeed, type KeyPair } from "@anchord/crypto";
+import { addressFromPublicKey, equalBytes, keyPairFromSeed, type KeyPair } from "@anchord/crypto";
 import {
   assembleBlock,
   createBlock,
@@ -19,6 +19,7 @@ import {
   initialBaseTarget,
   nextBaseTarget,
   validateBlockConsensus,
+  validateForkHeaders,
   type ConsensusView,
 } from "@anchord/consensus";
 
@@ -237,5 +238,50 @@ describe("validateBlockConsensus", () => {
     const wrongChain = createBlock({ timestamp: b.timestamp, reference: b.reference, baseTarget: b.baseTarget, generationSignature: b.generationSignature, transactions: [] }, rich[0]!, "L".charCodeAt(0));
     expect(encodeBlockHeader(wrongChain)).toEqual(encodeBlockHeader(b));
     expect(check(assembleBlock(b, wrongChain.signature, [], D))).toBe("BLOCK_BAD_SIGNATURE");
+  });
+});
+
+describe("validateForkHeaders", () => {
+  /** A chain holding these headers (the same genesis balances). */
+  const chainOf = (config: NetworkConfig, balances: Map<string, bigint>, headers: readonly BlockHeader[]): MemoryChain => {
+    const c = new MemoryChain(config, balances);
+    c.headers.push(...headers);
+    return c;
+  };
+
+  it("checks each fork block against the one before it, from the common block on, before any state is needed", () => {
+    const main = newChain();
+    for (let i = 0; i < 8; i++) extend(main);
+    const common = 4;
+    const fork = chainOf(main.config, main.balances, main.headers.slice(0, common));
+    // another generator than main's at common + 1, so that the fork's blocks are its own
+    const other = rich.find((kp) => !equalBytes(kp.publicKey, main.headers[common]!.generator))!;
+    const f1 = forge(fork, other);
+    fork.headers.push(f1);
+    const f2 = extend(fork);
+    const f3 = extend(fork);
+    const at = { header: main.headers[common - 1]!, height: common };
+    const now = f3.timestamp;
+    const check = (blocks: readonly BlockHeader[], clock = now): string | undefined =>
+      codeOf(() => validateForkHeaders(blocks, at, (h) => main.headerAt(h), main.config, clock));
+    expect(check([f1, f2, f3])).toBeUndefined();
+
+    const onF1 = chainOf(main.config, main.balances, [...main.headers.slice(0, common), f1]);
+    // a base target of 1 outscores any chain: refused on the first block and on a later one
+    expect(check([forge(chainOf(main.config, main.balances, main.headers.slice(0, common)), other, f1.timestamp, { baseTarget: 1n })])).toBe("BLOCK_BAD_BASE_TARGET");
+    expect(check([f1, forge(onF1, rich[0]!, f2.timestamp, { baseTarget: 1n })])).toBe("BLOCK_BAD_BASE_TARGET");
+    // a later block that does not follow the one before it, or carries another generation signature
+    expect(check([f1, forge(onF1, rich[0]!, undefined, { reference: main.headers[common]!.idBytes })])).toBe("BLOCK_UNKNOWN_PARENT");
+    expect(check([f1, forge(onF1, rich[0]!, undefined, { generationSignature: new Uint8Array(32).fill(1) })])).toBe("BLOCK_BAD_GENERATION_SIGNATURE");
+    // a first block on another parent than the common block
+    expect(check([f2])).toBe("BLOCK_UNKNOWN_PARENT");
+    // a signature that does not verify, unless the caller verified it already
+    const sig = Uint8Array.from(f2.signature);
+    sig[3]! ^= 1;
+    const badSig = assembleBlock(f2, sig, [], D);
+    expect(check([f1, badSig])).toBe("BLOCK_BAD_SIGNATURE");
+    expect(codeOf(() => validateForkHeaders([f1, badSig], at, (h) => main.headerAt(h), main.config, now, (b) => b === badSig))).toBeUndefined();
+    // stamped ahead of the clock
+    expect(check([f1, f2, f3], f3.timestamp - main.config.maxBlockTimestampDriftMs - 1)).toBe("BLOCK_IN_FUTURE");
   });
 });

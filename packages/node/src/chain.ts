@@ -4,9 +4,9 @@
  * by cumulative score, and performs reorganisations of at most `maxRollback` blocks, giving the
  * transactions of dropped blocks back to admission (which readmits what is still valid).
  */
-import { base58Encode, equalBytes } from "@anchord/crypto";
+import { base58Encode } from "@anchord/crypto";
 import { AnchordError, ErrorCode, blockScore, isAnchordError, type Block, type SignedTx, type Transaction } from "@anchord/protocol";
-import { validateBlockConsensus } from "@anchord/consensus";
+import { validateBlockConsensus, validateForkHeaders } from "@anchord/consensus";
 import { Mutex, type Ledger } from "@anchord/state";
 import type { TxAdmission } from "./txAdmission.js";
 import type { Logger } from "./logger.js";
@@ -182,9 +182,14 @@ export class Chain {
     if (fromHeight - commonHeight > ledger.config.maxRollback) {
       throw new AnchordError(ErrorCode.BLOCK_UNKNOWN_PARENT, `fork point ${commonHeight} is deeper than ${ledger.config.maxRollback} blocks`);
     }
-    if (!equalBytes(blocks[0]!.reference, ledger.headerAt(commonHeight)!.idBytes)) {
-      throw new AnchordError(ErrorCode.BLOCK_UNKNOWN_PARENT, "fork does not start at the common block");
-    }
+    // What the fork's headers show by themselves, and the first block whole (its state is ours at
+    // the common block), is checked before anything is rolled back: a block with a forged base
+    // target on an old parent outscores any chain, and made the node roll back to it (up to
+    // maxRollback blocks) before finding it invalid.
+    validateForkHeaders(blocks, { header: ledger.headerAt(commonHeight)!, height: commonHeight }, (h) => ledger.headerAt(h), ledger.config, this.now(), (b) =>
+      this.signedBlocks.has(b as Block),
+    );
+    this.validateConsensus(blocks[0]!, commonHeight);
     // The dropped blocks' transactions reach the pool's store before the rollback: a crash in the
     // middle of the switch finds them in the pool at restart instead of losing them.
     const doomed: Block[] = [];

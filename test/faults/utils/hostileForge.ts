@@ -82,6 +82,22 @@ export const untimedFlaws = {
   tooEarly(tip: Tip, kp: KeyPair): Block {
     return honestBlock(tip, kp, tip.parent.header.timestamp + 1);
   },
+  /**
+   * A block on the block `depth` below the tip with a base target of 1: a score above any chain's,
+   * so it reads as a better fork, with nothing else right about it (a generator without stake).
+   */
+  forgedForkScore(tip: Tip, depth: number): Block {
+    const ledger = tip.node.ledger;
+    const height = tip.parent.height - depth;
+    const parent = { header: ledger.headerAt(height)!, height };
+    const nobody = keyPairFromSeed(`hostile fork ${Math.random()}`);
+    const f = expectedBlockFields(parent, nobody.publicKey, ledger, ledger.config);
+    return createBlock(
+      { timestamp: Date.now(), reference: parent.header.idBytes, baseTarget: 1n, generationSignature: f.generationSignature, transactions: [] },
+      nobody,
+      chainIdByte(tip),
+    );
+  },
   /** a generator with no generating balance at all */
   noStake(tip: Tip): Block {
     const nobody = keyPairFromSeed(`hostile nobody ${Math.random()}`);
