@@ -22,6 +22,13 @@ export interface TopicIngressConfig {
   concurrency: number;
   /** Messages waiting beyond those running. */
   maxQueue: number;
+  /**
+   * Bytes those waiting messages may hold in all, and from one peer: each is an owned copy of up
+   * to `maxBytes`, and a count bound alone let one peer park `maxQueue × maxBytes` (512 MiB of
+   * transaction batches) in the node. Past either, a message is ignored.
+   */
+  maxQueuedBytes: number;
+  maxPeerQueuedBytes: number;
   handler: GossipHandler;
 }
 
@@ -54,6 +61,9 @@ export function verdictToResult(v: unknown): TopicValidatorResult {
 class TopicQueue {
   private running = 0;
   private readonly waiting: Job[] = [];
+  /** Bytes of the waiting messages, in all and by the peer that sent them. */
+  private queuedBytes = 0;
+  private readonly peerBytes = new Map<string, number>();
   closed = false;
 
   constructor(
@@ -64,12 +74,27 @@ class TopicQueue {
   offer(job: Job): boolean {
     if (this.closed) return false;
     if (this.running >= this.cfg.concurrency) {
-      if (this.waiting.length >= this.cfg.maxQueue) return false;
+      const bytes = job.data.length;
+      const fromPeer = this.peerBytes.get(job.from) ?? 0;
+      if (
+        this.waiting.length >= this.cfg.maxQueue ||
+        this.queuedBytes + bytes > this.cfg.maxQueuedBytes ||
+        fromPeer + bytes > this.cfg.maxPeerQueuedBytes
+      ) {
+        return false;
+      }
       this.waiting.push(job);
+      this.queuedBytes += bytes;
+      this.peerBytes.set(job.from, fromPeer + bytes);
       return true;
     }
     this.start(job);
     return true;
+  }
+
+  /** Bytes of the messages waiting (all peers), for tests and metrics. */
+  get waitingBytes(): number {
+    return this.queuedBytes;
   }
 
   private start(job: Job): void {
@@ -77,7 +102,12 @@ class TopicQueue {
     void this.run(job).finally(() => {
       this.running--;
       const next = this.waiting.shift();
-      if (next !== undefined && !this.closed) this.start(next);
+      if (next === undefined) return;
+      this.queuedBytes -= next.data.length;
+      const left = (this.peerBytes.get(next.from) ?? 0) - next.data.length;
+      if (left > 0) this.peerBytes.set(next.from, left);
+      else this.peerBytes.delete(next.from);
+      if (!this.closed) this.start(next);
     });
   }
 
@@ -108,6 +138,8 @@ class TopicQueue {
   close(): void {
     this.closed = true;
     this.waiting.length = 0;
+    this.queuedBytes = 0;
+    this.peerBytes.clear();
   }
 }
 
@@ -140,6 +172,11 @@ export class GossipIngress {
       this.ctx.logger.debug({ topic: q.cfg.name, peer: from }, "Gossip queue full, message ignored");
       this.ctx.report(msgId, from, TopicValidatorResult.Ignore);
     }
+  }
+
+  /** Bytes waiting in a topic's queue (see TopicIngressConfig.maxQueuedBytes). */
+  waitingBytes(topic: string): number {
+    return this.queues.get(topic)?.waitingBytes ?? 0;
   }
 
   close(): void {

@@ -64,9 +64,10 @@ const MAX_REJECTIONS_KEPT = 20;
 /** Misbehaviour points for a rejected gossip message (the peer is also penalised by gossipsub P4). */
 export const REJECT_POINTS = 1;
 
+/** What each gossip topic's validation queue may hold (gossipIngress.ts): messages, bytes, bytes from one peer. */
 const GOSSIP_QUEUES = {
-  tx: { concurrency: 4, maxQueue: 1024 },
-  block: { concurrency: 1, maxQueue: 64 },
+  tx: { concurrency: 4, maxQueue: 1024, maxQueuedBytes: 64 * 1024 * 1024, maxPeerQueuedBytes: 32 * 1024 * 1024 },
+  block: { concurrency: 1, maxQueue: 64, maxQueuedBytes: 32 * 1024 * 1024, maxPeerQueuedBytes: 16 * 1024 * 1024 },
 } as const;
 const GOSSIP_HANDLER_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 5_000;

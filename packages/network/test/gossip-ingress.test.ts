@@ -1,0 +1,59 @@
+/**
+ * The gossip validation queue's bounds (gossipIngress.ts): beyond the running handlers, messages
+ * wait up to a count, a byte total and a byte share per peer; past any of them a message is
+ * ignored, and what a handled message held is given back.
+ */
+import { describe, expect, it } from "vitest";
+import { TopicValidatorResult } from "@libp2p/gossipsub";
+import { GossipIngress } from "../src/gossipIngress.js";
+import { silentNetworkLogger } from "../src/logger.js";
+
+describe("GossipIngress queue bounds", () => {
+  it("holds at most its bytes in all and its share per peer; a handled message gives its bytes back", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const handled: string[] = [];
+    const results = new Map<string, TopicValidatorResult>();
+    const ingress = new GossipIngress(
+      [
+        {
+          topic: "t",
+          name: "tx",
+          maxBytes: 5_000,
+          concurrency: 1,
+          maxQueue: 100,
+          maxQueuedBytes: 10_000,
+          maxPeerQueuedBytes: 4_000,
+          handler: async (data) => {
+            await gate;
+            handled.push(String(data.length));
+            return "accept";
+          },
+        },
+      ],
+      { report: (id, _from, r) => void results.set(id, r), rejected: () => {}, logger: silentNetworkLogger, handlerTimeoutMs: 60_000 },
+    );
+    const msg = (bytes: number): Uint8Array => new Uint8Array(bytes);
+    let n = 0;
+    const send = (from: string, bytes: number): string => {
+      const id = `m${n++}`;
+      ingress.onMessage(id, from, "t", msg(bytes), false);
+      return id;
+    };
+    send("A", 100); // running: not counted as waiting
+    const a = [send("A", 1_500), send("A", 1_500), send("A", 1_500)];
+    const b = [send("B", 1_500), send("B", 1_500), send("B", 1_500)];
+    const c = [send("C", 1_500), send("C", 1_500), send("C", 1_500)];
+    // A's and B's third pass their peer share (4,000); C's third passes the total (10,000)
+    for (const id of [a[2]!, b[2]!, c[2]!]) expect(results.get(id), id).toBe(TopicValidatorResult.Ignore);
+    for (const id of [...a.slice(0, 2), ...b.slice(0, 2), ...c.slice(0, 2)]) expect(results.has(id), id).toBe(false);
+    expect(ingress.waitingBytes("t")).toBe(9_000);
+    open();
+    await expect.poll(() => handled.length).toBe(7);
+    expect(ingress.waitingBytes("t")).toBe(0);
+    // the shares were given back: A's messages are taken again
+    const more = [send("A", 1_500), send("A", 1_500), send("A", 1_500)];
+    await expect.poll(() => more.every((id) => results.get(id) === TopicValidatorResult.Accept)).toBe(true);
+    ingress.close();
+  });
+});
