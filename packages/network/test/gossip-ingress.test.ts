@@ -24,7 +24,7 @@ describe("GossipIngress queue bounds", () => {
           maxQueue: 100,
           maxQueuedBytes: 10_000,
           maxPeerQueuedBytes: 4_000,
-          handler: async (data) => {
+          handler: async (data): Promise<"accept"> => {
             await gate;
             handled.push(String(data.length));
             return "accept";
