@@ -37,6 +37,8 @@ export const TIP_TEXT_MAX_CHARS = 16 * 1024 * 1024;
 export class TipTextCache {
   #tip: string | undefined;
   readonly #texts = new Map<string, string>();
+  /** Texts being made by `textAsync` at this tip: concurrent requests for one key share the work. */
+  readonly #making = new Map<string, Promise<string>>();
   #chars = 0;
 
   constructor(
@@ -55,20 +57,53 @@ export class TipTextCache {
    * same tip, synchronously.
    */
   text(tipId: string, key: string, make: () => string): string {
-    if (tipId !== this.#tip) {
-      this.#texts.clear();
-      this.#chars = 0;
-      this.#tip = tipId;
-    } else {
+    if (tipId !== this.#tip) this.#moveTo(tipId);
+    else {
       const cached = this.#texts.get(key);
       if (cached !== undefined) return cached;
     }
     const text = make();
+    this.#keep(key, text);
+    return text;
+  }
+
+  /**
+   * `text` for answers that take awaits to make (a read at a past height): the text kept for
+   * `key` at `tipId`, the one being made for it, or a new one from `make`. It is kept only if the
+   * tip is still `tipId` once it is made; a failure is not kept.
+   */
+  async textAsync(tipId: string, key: string, make: () => Promise<string>): Promise<string> {
+    if (tipId !== this.#tip) this.#moveTo(tipId);
+    else {
+      const cached = this.#texts.get(key);
+      if (cached !== undefined) return cached;
+      const making = this.#making.get(key);
+      if (making !== undefined) return making;
+    }
+    const made = make();
+    const shared = key.length <= this.maxKeyLength && this.#making.size < this.maxEntries;
+    if (shared) this.#making.set(key, made);
+    try {
+      const text = await made;
+      if (this.#tip === tipId) this.#keep(key, text);
+      return text;
+    } finally {
+      if (shared && this.#making.get(key) === made) this.#making.delete(key);
+    }
+  }
+
+  #moveTo(tipId: string): void {
+    this.#texts.clear();
+    this.#making.clear();
+    this.#chars = 0;
+    this.#tip = tipId;
+  }
+
+  #keep(key: string, text: string): void {
     if (this.#texts.size < this.maxEntries && key.length <= this.maxKeyLength && this.#chars + text.length <= this.maxChars) {
       this.#texts.set(key, text);
       this.#chars += text.length;
     }
-    return text;
   }
 }
 
@@ -98,6 +133,20 @@ export function tipAnswers(bounds: TipTextBounds = {}): (ctx: RouteContext, body
     let caches = families.get(backend);
     if (caches === undefined) families.set(backend, (caches = [cache(), cache()]));
     const text = caches[asStrings ? 1 : 0].text(backend.tipId(), ctx.req.url ?? "", () => stringifyJson(body(), undefined, { bigintAsString: asStrings }));
+    return { contentType: jsonContentType(asStrings), text };
+  };
+}
+
+/** `tipAnswers` for reads that take awaits (a past height: its answer holds while the tip does). */
+export function tipAnswersAsync(bounds: TipTextBounds = {}): (ctx: RouteContext, body: () => Promise<unknown>) => Promise<TextReply> {
+  const families = new WeakMap<ApiBackend, readonly [TipTextCache, TipTextCache]>();
+  const cache = (): TipTextCache => new TipTextCache(bounds.maxEntries, bounds.maxKeyLength, bounds.maxChars);
+  return async (ctx, body) => {
+    const backend = ctx.backend;
+    const asStrings = wantsBigintStrings(acceptOf(ctx.req));
+    let caches = families.get(backend);
+    if (caches === undefined) families.set(backend, (caches = [cache(), cache()]));
+    const text = await caches[asStrings ? 1 : 0].textAsync(backend.tipId(), ctx.req.url ?? "", async () => stringifyJson(await body(), undefined, { bigintAsString: asStrings }));
     return { contentType: jsonContentType(asStrings), text };
   };
 }

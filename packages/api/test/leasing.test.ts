@@ -101,6 +101,11 @@ describe("wallet leases: POST /leasing/lease, /leasing/cancel, GET /leasing/acti
     const reads = t.backend.activeLeaseReads;
     expect((await t.get(`/leasing/active/${ADDRESS_2}`)).json).toEqual(active);
     expect(t.backend.activeLeaseReads).toBe(reads);
+    // and at a recent height (`/at/:height`, read with awaits): made once per tip too
+    const at = (await t.get(`/leasing/active/${ADDRESS_2}/at/${height}`)).json;
+    expect(at).toEqual(active);
+    expect((await t.get(`/leasing/active/${ADDRESS_2}/at/${height}`)).json).toEqual(at);
+    expect(t.backend.activeLeaseReads).toBe(reads + 1);
     const mine = active.find((l) => l["id"] === leaseId)!;
     expect(mine).toMatchObject({ type: 8, id: leaseId, sender: ADDRESS_1, recipient: ADDRESS_2, amount: 10 * TOKEN, height });
     expect(mine).not.toHaveProperty("signature");

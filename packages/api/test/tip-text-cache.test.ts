@@ -49,6 +49,37 @@ describe("TipTextCache", () => {
     expect(made).toBe(5);
   });
 
+  it("textAsync: one making per key at a time, kept only while the tip is the one it was made at", async () => {
+    const cache = new TipTextCache();
+    let made = 0;
+    let release!: () => void;
+    const slow = (text: string) => async (): Promise<string> => {
+      made++;
+      await new Promise<void>((resolve) => (release = resolve));
+      return text;
+    };
+    // two requests at once: the second shares the first's making
+    const first = cache.textAsync("T1", "k", slow("v1"));
+    const second = cache.textAsync("T1", "k", slow("other"));
+    release();
+    expect(await Promise.all([first, second])).toEqual(["v1", "v1"]);
+    expect(made).toBe(1);
+    expect(await cache.textAsync("T1", "k", slow("unused"))).toBe("v1");
+    expect(made).toBe(1);
+    // made while the tip moved: answered, not kept for the new tip
+    const stale = cache.textAsync("T2", "k", slow("v2"));
+    expect(cache.text("T3", "x", () => "moved")).toBe("moved");
+    release();
+    expect(await stale).toBe("v2");
+    const fresh = cache.textAsync("T3", "k", slow("v3"));
+    release();
+    expect(await fresh).toBe("v3");
+    expect(made).toBe(3);
+    // a failure is not kept, and the next request makes the text again
+    await expect(cache.textAsync("T3", "bad", () => Promise.reject(new Error("too old")))).rejects.toThrow("too old");
+    expect(await cache.textAsync("T3", "bad", () => Promise.resolve("ok"))).toBe("ok");
+  });
+
   it("keeps nothing when making the text throws (an invalid request)", () => {
     const cache = new TipTextCache();
     expect(() => cache.text("T1", "bad", () => {

@@ -3,7 +3,7 @@ import { parseAddress } from "@anchord/crypto";
 import { parseAddressText, parseConfirmations, parseHeight } from "../params.js";
 import { errorDoc, json, type ParamDoc, type RouteContext, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
-import { tipAnswers } from "../tipTextCache.js";
+import { tipAnswers, tipAnswersAsync } from "../tipTextCache.js";
 
 const EXAMPLE_ADDRESS = "3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW";
 
@@ -20,6 +20,8 @@ const addressOf = (ctx: RouteContext): string => parseAddressText(ctx.params["ad
 
 /** Answers read from the confirmed state at the tip (tipTextCache.ts), with the default bounds. */
 const atTip = tipAnswers();
+/** The same for reads at a recent height (awaited: a lease pool's history is read from LevelDB). */
+const atTipAsync = tipAnswersAsync();
 
 export const addressRoutes: RouteDef[] = [
   // `details/:address` is registered before `:address/:confirmations`, which would capture it.
@@ -160,11 +162,12 @@ export const addressRoutes: RouteDef[] = [
       },
       400: errorDoc("Invalid address (code 102), or a height above the chain or older than the kept window (code 1)"),
     },
-    handler: async (ctx) => {
-      const address = addressOf(ctx);
-      const b = await ctx.backend.balancesAt(address, parseHeight(ctx.params["height"] ?? "", "height"));
-      return json({ address, height: b.height, regular: b.regular, generating: b.generating, available: b.available, effective: b.effective, leasing: b.leaseOut });
-    },
+    handler: (ctx) =>
+      atTipAsync(ctx, async () => {
+        const address = addressOf(ctx);
+        const b = await ctx.backend.balancesAt(address, parseHeight(ctx.params["height"] ?? "", "height"));
+        return { address, height: b.height, regular: b.regular, generating: b.generating, available: b.available, effective: b.effective, leasing: b.leaseOut };
+      }),
   },
   {
     method: "get",

@@ -6,7 +6,7 @@ import { optionalFee, optionalString, parseAddressText, parseHeight, parseId, re
 import { queryList } from "../query.js";
 import { errorDoc, json, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
-import { tipAnswers } from "../tipTextCache.js";
+import { tipAnswers, tipAnswersAsync } from "../tipTextCache.js";
 
 const SENDER = "3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW";
 const RECIPIENT = "3MyuPwbiobZFnZzrtyY8pkaHoQHYmyQxxY1";
@@ -33,7 +33,10 @@ export const MAX_LEASE_IDS = 1000;
  * written as JSON; without it, every request for such an address would do all of that again. Its
  * own bounds: a thousand lists and 8 Mi characters per number format.
  */
-const activeAtTip = tipAnswers({ maxEntries: 1_000, maxChars: 8 * 1024 * 1024 });
+const LEASE_LIST_BOUNDS = { maxEntries: 1_000, maxChars: 8 * 1024 * 1024 };
+const activeAtTip = tipAnswers(LEASE_LIST_BOUNDS);
+/** The lists at a recent height (`/at/:height`), kept the same way. */
+const activeAtTipAsync = tipAnswersAsync(LEASE_LIST_BOUNDS);
 
 const EXAMPLE_LEASE_INFO = {
   id: LEASE_ID, originTransactionId: LEASE_ID, sender: SENDER, recipient: RECIPIENT, amount: 100000000, height: 12,
@@ -140,11 +143,12 @@ export const leasingRoutes: RouteDef[] = [
       200: { description: "Lease transactions, each with its height", schema: ref("ConfirmedTransactions"), example: [{ ...EXAMPLE_LEASE_JSON, height: 12 }] },
       400: errorDoc("Invalid address (code 102), or a height above the chain or older than the kept window (code 1)"),
     },
-    handler: async ({ backend, params }) => {
-      const address = parseAddressText(params["address"], backend.config.chainIdByte);
-      const leases = await backend.leasesAt(address, parseHeight(params["height"] ?? "", "height"));
-      return json(leases.map(({ tx, height }) => ({ ...txToJson(tx), height })));
-    },
+    handler: (ctx) =>
+      activeAtTipAsync(ctx, async () => {
+        const address = parseAddressText(ctx.params["address"], ctx.backend.config.chainIdByte);
+        const leases = await ctx.backend.leasesAt(address, parseHeight(ctx.params["height"] ?? "", "height"));
+        return leases.map(({ tx, height }) => ({ ...txToJson(tx), height }));
+      }),
   },
   {
     method: "get",
