@@ -12,8 +12,8 @@
  * - After every ledger change (block applied, rolled back) it re-checks the pool and readmits the
  *   transactions of rolled-back blocks; at start it re-checks what the store holds.
  */
-import { AnchordError, ErrorCode, decodeTx, encodedTx, isSignedTx, validateTxStateless, validateTxTimestamp, type SignedTx, type Transaction } from "@anchord/protocol";
-import { applyTx, createOverlay, type Ledger, type StateView } from "@anchord/state";
+import { AnchordError, ErrorCode, INT64_MAX, TxType, decodeTx, encodedTx, isSignedTx, validateTxStateless, validateTxTimestamp, type SignedTx, type Transaction } from "@anchord/protocol";
+import { applyTx, checkCanPay, createOverlay, type Ledger, type StateView } from "@anchord/state";
 import type { Logger } from "./logger.js";
 import { TxPool, type AddResult, type PoolEntry, type PoolOptions } from "./pool.js";
 import { PoolStore, type StoreOp } from "./poolStore.js";
@@ -166,15 +166,21 @@ export class TxAdmission {
       if (w) waits.push(w.catch((e: unknown) => void (out[i] = asError(e))));
     };
     const todo: number[] = [];
+    /** What the batch's transactions ahead may send each address (an upper bound: debits not counted). */
+    const credits = new Map<string, bigint>();
     txs.forEach((tx, i) => {
       if (this.pool.has(tx.id)) return duplicate(i, tx.id);
       try {
         if (this.storageFailure) throw this.storageFailure;
         this.screen(tx);
+        // a sender that cannot pay is refused before its signature costs a verification
+        checkCanPay(this.overlay, tx, credits.get(tx.sender) ?? 0n);
         // a full pool refuses what does not outbid its cheapest before any signature is checked:
         // a flood at the minimum fee (or with bad signatures) then costs no verification each
         this.outbids(tx);
         todo.push(i);
+        if (tx.type === TxType.Transfer) credits.set(tx.recipient, (credits.get(tx.recipient) ?? 0n) + tx.amount);
+        else if (tx.type === TxType.CancelLease) credits.set(tx.sender, INT64_MAX); // it releases a lease: no bound here
       } catch (e) {
         out[i] = asError(e);
       }

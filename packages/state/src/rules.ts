@@ -105,6 +105,25 @@ function payAndCredit(view: MutableStateView, payer: string, cost: bigint, recip
 }
 
 /**
+ * A necessary condition of `applyTx` for the common case, cheap enough to run before any signature
+ * is checked: an unsponsored transfer or anchor whose sender cannot pay it even with `credit` more
+ * available (what transactions ahead of it in the same batch may send it) throws the same
+ * INSUFFICIENT_FUNDS applyTx would. Other transactions pass (their payer and what they release
+ * take the full rules). A batch of validly signed transactions from unfunded keys then costs no
+ * verification each.
+ */
+export function checkCanPay(view: StateView, tx: Transaction, credit: bigint): void {
+  let cost: bigint;
+  if (tx.type === TxType.Transfer && tx.sponsor === undefined && tx.recipient !== tx.sender && tx.amount >= 0n && tx.fee >= 0n) cost = tx.fee + tx.amount;
+  else if (tx.type === TxType.Anchor && tx.sponsor === undefined && tx.fee >= 0n) cost = tx.fee;
+  else return;
+  if (cost <= 0n) return;
+  const a = view.account(tx.sender);
+  const available = a.regular - a.leaseOut;
+  if (available + credit < cost || a.regular + credit < cost) throw insufficientFunds("sender", tx.sender, cost, available);
+}
+
+/**
  * Applies one transaction to `view` or throws AnchordError (ALREADY_IN_CHAIN, INSUFFICIENT_FUNDS,
  * LEASE_NOT_FOUND, LEASE_NOT_ACTIVE, LEASE_NOT_OWNER, UNSUPPORTED_TYPE for a genesis transaction
  * outside the genesis block). Returns the fee to credit to the block's generator.
