@@ -10,7 +10,7 @@ import * as vm from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addressFromPublicKey, keyPairFromSeed } from "@anchord/crypto";
 import { decodeBlock, type Block } from "@anchord/protocol";
-import { createLogger, type Node } from "@anchord/node";
+import { MIN_ROUND_GAP_MS, createLogger, type Node } from "@anchord/node";
 import { chainIds, removeDir, sleep, startTestNode, tempDir, testAccount, testGenesis, waitFor } from "../utils/cluster.js";
 import { HostilePeer, blocksCount, syncFrames, u64 } from "./utils/hostilePeer.js";
 import {
@@ -354,6 +354,30 @@ describe("hostile peer", () => {
     // also counts what the allocator keeps from the flood's peak
     expect(memAfter.heapMb - memBefore.heapMb).toBeLessThan(50);
     expect(memAfter.rssMb - memBefore.rssMb).toBeLessThan(150);
+  });
+
+  it("an orphan flood does not make the nodes ask their peers for status back to back", async () => {
+    const h = await hostile();
+    const genesisId = a.ledger.headerAt(1)!.idBytes;
+    // the flooder answers status as a peer with nothing better (so rounds end at once)
+    h.syncResponder = (req) => (req[0] === 0x01 ? [syncFrames.statusReply(genesisId, 1n, 1n, genesisId)] : "reset");
+    const statusAsked = (): number => h.syncRequests.filter((r) => r[0] === 0x01).length;
+    const asked = statusAsked();
+    const started = Date.now();
+    // orphans for 3 s, each sent once a has held the one before (a round asked for every time)
+    while (Date.now() - started < 3_000) {
+      const held = a.gossip!.stats.orphans;
+      fault("orphan block (gossip)");
+      await h.publish("block", encodeBlock(untimedFlaws.orphan(tipOf(a))));
+      await waitFor("the orphan reached a", () => a.gossip!.stats.orphans > held, 5_000, 1);
+    }
+    const rounds = statusAsked() - asked;
+    const elapsed = Date.now() - started;
+    // each orphan asks for a round; two nodes start one at most every MIN_ROUND_GAP_MS (before: one
+    // per orphan, back to back, past the honest peers' request limit)
+    expect(rounds).toBeLessThanOrEqual(2 * (Math.ceil(elapsed / MIN_ROUND_GAP_MS) + 2));
+    expect(b.network!.misbehaviourPoints(a.network!.peerId)).toBe(0);
+    expect(a.network!.misbehaviourPoints(b.network!.peerId)).toBe(0);
   });
 
   it("answers abusive sync requests within the limits, refuses garbage, and bans the abuser", async () => {

@@ -79,10 +79,12 @@ export interface GossipStats {
   /** Rejected gossiped transactions by error code (the same codes an API submission is answered with). */
   txRejectedCodes: Partial<Record<ErrorCode, number>>;
   blocksRejected: number;
+  /** Blocks held as orphans (their parent unknown here). */
+  orphans: number;
 }
 
 export class GossipHandler {
-  readonly stats: GossipStats = { txAccepted: 0, txRejected: 0, txRejectedCodes: {}, blocksRejected: 0 };
+  readonly stats: GossipStats = { txAccepted: 0, txRejected: 0, txRejectedCodes: {}, blocksRejected: 0, orphans: 0 };
   /** Blocks that came before their parent, tried again as the chain moves (orphans.ts). */
   private readonly orphans = new OrphanBlocks();
   private retryScheduled = false;
@@ -156,6 +158,7 @@ export class GossipHandler {
     try {
       const r = await this.chain.processBlock(block, "gossip");
       if (r.status === "orphan") {
+        this.stats.orphans++;
         this.orphans.add(block, from, Date.now());
         this.onOrphan(from);
         return "ignore";

@@ -25,10 +25,21 @@ const MAX_FORK_BYTES = 64 * 1024 * 1024;
  */
 export const SKIP_UNHELPFUL_PEER_MS = 20_000;
 
+/**
+ * Rounds start at most this often, however often they are asked for. Each round asks every peer
+ * for its status, and peers answer a limited number of requests per second (over it, the asker is
+ * charged): gossiped orphans each asked for a round, so a flood of junk orphans ran rounds back to
+ * back and could get a node banned by its honest peers.
+ */
+export const MIN_ROUND_GAP_MS = 500;
+
 export class Synchronizer {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private again = false;
+  private lastRoundAt = 0;
+  /** A round asked for within MIN_ROUND_GAP_MS of the last one's start waits for this. */
+  private gapTimer: NodeJS.Timeout | undefined;
   private stopped = true;
   /** catching up: a peer delivered blocks and still has more (the generator waits meanwhile) */
   behind = false;
@@ -66,19 +77,32 @@ export class Synchronizer {
     if (this.readyTimer) clearTimeout(this.readyTimer);
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    if (this.gapTimer) clearTimeout(this.gapTimer);
+    this.gapTimer = undefined;
   }
 
   onProgress(cb: (height: number) => void): void {
     this.progress = cb;
   }
 
-  /** Runs a sync round now (or right after the current one). */
+  /** Runs a sync round now (or right after the current one, at most every MIN_ROUND_GAP_MS). */
   trigger(): void {
     if (this.stopped) return;
     if (this.running) {
       this.again = true;
       return;
     }
+    if (this.gapTimer !== undefined) return; // a round is due already
+    const wait = this.lastRoundAt + MIN_ROUND_GAP_MS - Date.now();
+    if (wait > 0) {
+      this.gapTimer = setTimeout(() => {
+        this.gapTimer = undefined;
+        this.trigger();
+      }, wait);
+      this.gapTimer.unref();
+      return;
+    }
+    this.lastRoundAt = Date.now();
     this.running = true;
     void this.round()
       .catch((e) => this.logger.debug({ err: String(e) }, "Sync round failed"))

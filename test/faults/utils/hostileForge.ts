@@ -6,6 +6,7 @@
  * bad signature or breaking a state rule inside, a transactions root that does not match, bytes
  * cut short. Each block is otherwise what an honest generator would make.
  */
+import { randomBytes } from "node:crypto";
 import { keyPairFromSeed, type KeyPair } from "@anchord/crypto";
 import {
   assembleBlock,
@@ -95,6 +96,15 @@ export const untimedFlaws = {
     return createBlock(
       { timestamp: Date.now(), reference: parent.header.idBytes, baseTarget: 1n, generationSignature: f.generationSignature, transactions: [] },
       nobody,
+      chainIdByte(tip),
+    );
+  },
+  /** a well-formed block on a parent nobody has (random reference): held as an orphan, no rule checked yet */
+  orphan(tip: Tip): Block {
+    const kp = keyPairFromSeed(`hostile orphan ${Math.random()}`);
+    return createBlock(
+      { timestamp: Date.now(), reference: randomBytes(32), baseTarget: tip.parent.header.baseTarget, generationSignature: randomBytes(32), transactions: [] },
+      kp,
       chainIdByte(tip),
     );
   },
