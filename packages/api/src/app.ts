@@ -18,7 +18,7 @@ import { buildOpenApi, type OpenApiDocument } from "./openapi.js";
 import { createRateLimiters, DEFAULT_RATE_LIMIT, type RateLimitOptions } from "./rateLimit.js";
 import { chargeAnswer } from "./answerGuard.js";
 import { READ_COST } from "./params.js";
-import { pathParams, routeCost, type Reply, type RouteDef } from "./route.js";
+import { costOf, pathParams, routeCost, type Reply, type RouteDef } from "./route.js";
 import { addressRoutes } from "./routes/addresses.js";
 import { blockRoutes } from "./routes/blocks.js";
 import { hashRoutes } from "./routes/hash.js";
@@ -159,7 +159,7 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
           throw e;
         }
       }
-      const cost = routeCost(route, params);
+      const cost = routeCost(route, params, req);
       // a connection with heavy work outstanding is closed rather than given more
       if (!chargeAnswer(res, cost)) return;
       if (limiters) {
@@ -168,7 +168,11 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
       }
       if (route.body) {
         readJsonBody(req, bodyLimit)
-          .then((body) => route.handler({ backend, params, body, req }))
+          .then((body) => {
+            // several lookups in one body weigh in the read budget as that many requests would
+            if (route.bodyCost !== undefined && limiters) limiters.read(req, headers, costOf(route.bodyCost(body)));
+            return route.handler({ backend, params, body, req });
+          })
           .then(
             (reply) => sendReply(res, reply, headers),
             (e: unknown) => fail(req, res, e, headers),

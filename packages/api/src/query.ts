@@ -15,3 +15,8 @@ export function queryList(req: IncomingMessage, name: string, max: number): stri
   if (values.length > max) throw new AnchordError(ErrorCode.INVALID_FIELD, `at most ${max} ${name} parameters`);
   return values;
 }
+
+/** How many times `name` appears in the query (at most `max` + 1: enough to weigh a request that will be refused). */
+export function queryCount(req: IncomingMessage, name: string, max: number): number {
+  return Math.min(queryOf(req).getAll(name).length, max + 1);
+}

@@ -64,17 +64,38 @@ export interface RouteDef {
   readonly auth?: boolean;
   /**
    * What one request weighs in the per-client read budget (rateLimit.ts), from its path
-   * parameters: 1 (the default) for a lookup, more for answers that can be large.
+   * parameters and query: 1 (the default) for a lookup, more for answers that can be large.
    */
-  readonly cost?: (params: Readonly<Record<string, string>>) => number;
+  readonly cost?: (params: Readonly<Record<string, string>>, req: IncomingMessage) => number;
+  /**
+   * For routes with a body that asks for several lookups at once: what the parsed body weighs in
+   * the same read budget, charged before the handler runs (a POST otherwise counts only in the
+   * write budget).
+   */
+  readonly bodyCost?: (body: JsonValue | undefined) => number;
   readonly handler: (ctx: RouteContext) => Reply | Promise<Reply>;
 }
 
 /** A route's weight in the read budget: its `cost`, at least 1 (1 when it has none). */
-export function routeCost(route: RouteDef, params: Readonly<Record<string, string>>): number {
+export function routeCost(route: RouteDef, params: Readonly<Record<string, string>>, req: IncomingMessage): number {
   if (route.cost === undefined) return 1;
-  const c = route.cost(params);
+  return costOf(route.cost(params, req));
+}
+
+/** A weight as the budget takes it: a whole number, at least 1. */
+export function costOf(c: number): number {
   return Number.isFinite(c) && c >= 1 ? Math.ceil(c) : 1;
+}
+
+/**
+ * A `bodyCost` for a body `{<field>: [...]}` of lookups: one per element (as many single lookups
+ * would weigh), at least 1.
+ */
+export function listFieldCost(field: string): (body: JsonValue | undefined) => number {
+  return (body) => {
+    const list = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)[field] : undefined;
+    return Array.isArray(list) ? Math.max(1, list.length) : 1;
+  };
 }
 
 /** Path parameter names of an Express path, in order. */

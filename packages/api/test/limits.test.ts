@@ -4,6 +4,7 @@
  * not read the 413). Real sockets on 127.0.0.1.
  */
 import * as net from "node:net";
+import { base58Encode } from "@anchord/crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApi, silentLogger, startApi, type ApiOptions, type RunningApi } from "../src/index.js";
 import type { AnswerLimits } from "../src/answerGuard.js";
@@ -124,6 +125,24 @@ describe("answer bounds per connection", () => {
 });
 
 describe("per-client budgets", () => {
+  it("a batch of lookups weighs in the read budget as that many single lookups, by query or by body", async () => {
+    const id = (i: number): string => base58Encode(new Uint8Array(32).fill(i % 250 + 1));
+    const ids = (n: number): string[] => Array.from({ length: n }, (_, i) => id(i));
+    // by query: 200 ids weigh 200 (they weighed 10 whatever their count)
+    const api = await serve({ rateLimit: { windowMs: 60_000, max: 600, readCost: 500, authFailures: 600 } });
+    const query = ids(200).map((x) => `id=${x}`).join("&");
+    expect((await fetch(`${api.url}/transactions/status?${query}`)).status).toBe(200);
+    expect((await fetch(`${api.url}/leasing/info?${query}`)).status).not.toBe(429); // 404: no such lease
+    expect((await fetch(`${api.url}/transactions/status?${query}`)).status).toBe(429);
+    // by body: 1,000 ids weigh 1,000 (a POST weighed only 1 of the write budget)
+    const api2 = await serve({ rateLimit: { windowMs: 60_000, max: 600, readCost: 2_500, authFailures: 600 } });
+    const post = (path: string): Promise<Response> =>
+      fetch(`${api2.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ids: ids(1_000) }) });
+    expect((await post("/transactions/status")).status).toBe(200);
+    expect((await post("/leasing/info")).status).not.toBe(429);
+    expect((await post("/transactions/status")).status).toBe(429);
+  });
+
   it("requests without the token have their own budget: the token holder is still served", async () => {
     const api = await serve({ apiToken: TOKEN, rateLimit: { windowMs: 60_000, max: 600, authFailures: 600 } });
     const statuses = new Map<number, number>();

@@ -3,8 +3,8 @@ import { AnchordError, ErrorCode, confirmationsOf, stringifyJson, txToJson } fro
 import type { ApiBackend } from "../backend.js";
 import { acceptOf, jsonContentType, wantsBigintStrings } from "../http.js";
 import { parseAddressText, parseId, parseUint, requireObject } from "../params.js";
-import { queryList, queryOf } from "../query.js";
-import { errorDoc, json, type RouteDef } from "../route.js";
+import { queryCount, queryList, queryOf } from "../query.js";
+import { errorDoc, json, listFieldCost, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 import { TxTextCache } from "../txTextCache.js";
 import { EXAMPLE_LEASE_JSON } from "./leasing.js";
@@ -95,7 +95,7 @@ export const historyRoutes: RouteDef[] = [
     tag: "transactions",
     summary: "Status of transactions by id: confirmed (with height), unconfirmed (in the pool) or not_found",
     description: "Ids as repeated query parameters: `?id=<id>&id=<id>` (at most 1000). `POST /transactions/status` takes them as `{\"ids\": […]}`.",
-    cost: (_p) => 10,
+    cost: (_p, req) => queryCount(req, "id", MAX_STATUS_IDS),
     responses: statusResponses,
     handler: ({ backend, req }) => json(parseIds(queryList(req, "id", MAX_STATUS_IDS)).map((id) => statusOf(backend, id))),
   },
@@ -106,6 +106,7 @@ export const historyRoutes: RouteDef[] = [
     tag: "transactions",
     summary: "Status of transactions by id (ids in the body)",
     body: { schema: { type: "object", properties: { ids: { type: "array", items: { type: "string" } } }, required: ["ids"] }, example: { ids: [EXAMPLE_LEASE_JSON.id, OTHER_ID, UNKNOWN_ID] } },
+    bodyCost: listFieldCost("ids"),
     responses: statusResponses,
     handler: ({ backend, body }) => {
       const ids = requireObject(body)["ids"];

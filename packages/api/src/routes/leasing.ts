@@ -3,8 +3,8 @@ import { base58Encode } from "@anchord/crypto";
 import { AnchordError, ErrorCode, txToJson, type SignedTx } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
 import { optionalFee, optionalString, parseAddressText, parseHeight, parseId, requireObject, requirePositiveAmount, requireString } from "../params.js";
-import { queryList } from "../query.js";
-import { errorDoc, json, type RouteDef } from "../route.js";
+import { queryCount, queryList } from "../query.js";
+import { errorDoc, json, listFieldCost, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 import { tipAnswers, tipAnswersAsync } from "../tipTextCache.js";
 
@@ -171,7 +171,7 @@ export const leasingRoutes: RouteDef[] = [
     operationId: "leaseInfosGet",
     tag: "leasing",
     summary: "Several leases by id: `?id=<id>&id=<id>` (as POST /leasing/info)",
-    cost: () => 10,
+    cost: (_p, req) => queryCount(req, "id", MAX_LEASE_IDS),
     responses: {
       200: { description: "The leases, in the order asked", schema: ref("LeaseInfos"), example: [EXAMPLE_LEASE_INFO] },
       400: errorDoc("No id, more than 1000, or not base58 ids"),
@@ -186,6 +186,7 @@ export const leasingRoutes: RouteDef[] = [
     tag: "leasing",
     summary: "Several leases by id (as GET /leasing/info/:id, in the order asked)",
     body: { schema: ref("LeaseIds"), example: { ids: [LEASE_ID] } },
+    bodyCost: listFieldCost("ids"),
     responses: {
       200: { description: "The leases", schema: ref("LeaseInfos"), example: [EXAMPLE_LEASE_INFO] },
       400: errorDoc("ids missing, more than 1000, or not base58 ids"),
