@@ -153,8 +153,14 @@ export class TxAdmission {
    * written without it: this node acknowledged them to nobody (the node that did holds them
    * synced), a killed process still leaves them to the OS, and an fsync per gossip message on every
    * peer was a large part of what relaying a transaction cost.
+   *
+   * `fundsFirst` (gossip) refuses a sender that cannot pay before its signature is checked
+   * (`checkCanPay`): a peer's batches of validly signed transactions from unfunded keys would
+   * otherwise cost a verification each, with no penalty (a refusal for funds is "ignore"). A
+   * client of the API, held to its write budget, is told about a bad signature first, as LTO's
+   * node tells it.
    */
-  async addMany(txs: readonly SignedTx[], sync = true): Promise<(AddResult | AnchordError)[]> {
+  async addMany(txs: readonly SignedTx[], sync = true, fundsFirst = false): Promise<(AddResult | AnchordError)[]> {
     const out: (AddResult | AnchordError)[] = new Array<AddResult | AnchordError>(txs.length);
     const waits: Promise<void>[] = [];
     const duplicates: number[] = [];
@@ -173,8 +179,7 @@ export class TxAdmission {
       try {
         if (this.storageFailure) throw this.storageFailure;
         this.screen(tx);
-        // a sender that cannot pay is refused before its signature costs a verification
-        checkCanPay(this.overlay, tx, credits.get(tx.sender) ?? 0n);
+        if (fundsFirst) checkCanPay(this.overlay, tx, credits.get(tx.sender) ?? 0n);
         // a full pool refuses what does not outbid its cheapest before any signature is checked:
         // a flood at the minimum fee (or with bad signatures) then costs no verification each
         this.outbids(tx);

@@ -21,17 +21,17 @@ const FEE = 100_000_000n;
 const codeOf = (r: unknown): string => (isAnchordError(r) ? (r as AnchordError).code : String(r));
 
 describe("Admission batches and the pool", () => {
-  it("refuses a sender that cannot pay before its signature costs a verification; a credit ahead in the batch counts", async () => {
+  it("gossip: refuses a sender that cannot pay before its signature costs a verification; a credit ahead in the batch counts", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n]]));
     const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
     const broke = acct("broke");
     const spend = signed(broke, { type: 4, fee: FEE, recipient: alice.address, amount: 1n });
-    const [refused] = await admission.addMany([spend]);
+    const [refused] = await admission.addMany([spend], false, true);
     expect(codeOf(refused)).toBe("INSUFFICIENT_FUNDS");
     expect(admission.verified.has(spend), "its signature was verified").toBe(false);
     // funded by a transaction ahead of it in the same batch: admitted
     const fund = signed(alice, { type: 4, fee: FEE, recipient: broke.address, amount: 10n * TOKEN });
-    expect(await admission.addMany([fund, spend])).toEqual(["added", "added"]);
+    expect(await admission.addMany([fund, spend], false, true)).toEqual(["added", "added"]);
     expect(admission.verified.has(spend)).toBe(true);
   });
 
