@@ -189,6 +189,8 @@ export class Chain {
     validateForkHeaders(blocks, { header: ledger.headerAt(commonHeight)!, height: commonHeight }, (h) => ledger.headerAt(h), ledger.config, this.now(), (b) =>
       this.signedBlocks.has(b as Block),
     );
+    // every fork block's signature has been verified now: not again below
+    for (const b of blocks) this.signedBlocks.add(b);
     this.validateConsensus(blocks[0]!, commonHeight);
     // The dropped blocks' transactions reach the pool's store before the rollback: a crash in the
     // middle of the switch finds them in the pool at restart instead of losing them.
