@@ -125,28 +125,33 @@ export interface TipTextBounds {
  * `body` must read the state at the tip synchronously.
  */
 export function tipAnswers(bounds: TipTextBounds = {}): (ctx: RouteContext, body: () => unknown) => TextReply {
-  const families = new WeakMap<ApiBackend, readonly [TipTextCache, TipTextCache]>();
-  const cache = (): TipTextCache => new TipTextCache(bounds.maxEntries, bounds.maxKeyLength, bounds.maxChars);
+  const cacheFor = tipCaches(bounds);
   return (ctx, body) => {
-    const backend = ctx.backend;
     const asStrings = wantsBigintStrings(acceptOf(ctx.req));
-    let caches = families.get(backend);
-    if (caches === undefined) families.set(backend, (caches = [cache(), cache()]));
-    const text = caches[asStrings ? 1 : 0].text(backend.tipId(), ctx.req.url ?? "", () => stringifyJson(body(), undefined, { bigintAsString: asStrings }));
+    const text = cacheFor(ctx, asStrings).text(ctx.backend.tipId(), ctx.req.url ?? "", () => stringifyJson(body(), undefined, { bigintAsString: asStrings }));
     return { contentType: jsonContentType(asStrings), text };
   };
 }
 
 /** `tipAnswers` for reads that take awaits (a past height: its answer holds while the tip does). */
 export function tipAnswersAsync(bounds: TipTextBounds = {}): (ctx: RouteContext, body: () => Promise<unknown>) => Promise<TextReply> {
+  const cacheFor = tipCaches(bounds);
+  return async (ctx, body) => {
+    const asStrings = wantsBigintStrings(acceptOf(ctx.req));
+    const text = await cacheFor(ctx, asStrings).textAsync(ctx.backend.tipId(), ctx.req.url ?? "", async () =>
+      stringifyJson(await body(), undefined, { bigintAsString: asStrings }),
+    );
+    return { contentType: jsonContentType(asStrings), text };
+  };
+}
+
+/** One family's caches: per backend (node), one per number format (literals, strings). */
+function tipCaches(bounds: TipTextBounds): (ctx: RouteContext, asStrings: boolean) => TipTextCache {
   const families = new WeakMap<ApiBackend, readonly [TipTextCache, TipTextCache]>();
   const cache = (): TipTextCache => new TipTextCache(bounds.maxEntries, bounds.maxKeyLength, bounds.maxChars);
-  return async (ctx, body) => {
-    const backend = ctx.backend;
-    const asStrings = wantsBigintStrings(acceptOf(ctx.req));
-    let caches = families.get(backend);
-    if (caches === undefined) families.set(backend, (caches = [cache(), cache()]));
-    const text = await caches[asStrings ? 1 : 0].textAsync(backend.tipId(), ctx.req.url ?? "", async () => stringifyJson(await body(), undefined, { bigintAsString: asStrings }));
-    return { contentType: jsonContentType(asStrings), text };
+  return (ctx, asStrings) => {
+    let caches = families.get(ctx.backend);
+    if (caches === undefined) families.set(ctx.backend, (caches = [cache(), cache()]));
+    return caches[asStrings ? 1 : 0];
   };
 }

@@ -39,8 +39,8 @@ export interface ExpectedBlockFields {
   baseTargetAt(timestamp: number): bigint;
 }
 
-function requireHeader(view: ConsensusView, height: number, why: string): BlockHeader {
-  const h = view.headerAt(height);
+function requireHeader(headerAt: (height: number) => BlockHeader | undefined, height: number, why: string): BlockHeader {
+  const h = headerAt(height);
   if (h === undefined) throw new AnchordError(ErrorCode.INTERNAL, `consensus view has no header at height ${height} (${why})`, { height });
   return h;
 }
@@ -49,7 +49,7 @@ function requireHeader(view: ConsensusView, height: number, why: string): BlockH
 export function expectedBlockFields(parent: ParentRef, generatorPublicKey: Uint8Array, view: ConsensusView, config: NetworkConfig): ExpectedBlockFields {
   const generator = addressFromPublicKey(generatorPublicKey, config.chainIdByte);
   const sourceHeight = hitSourceHeight(parent.height);
-  const source = sourceHeight === parent.height ? parent.header : requireHeader(view, sourceHeight, "hit source");
+  const source = sourceHeight === parent.height ? parent.header : requireHeader((h) => view.headerAt(h), sourceHeight, "hit source");
   const hit = calculateHit(source.generationSignature, generatorPublicKey);
   const generatingBalance = view.generatingBalance(generator, parent.height);
   const delay = calculateDelay(hit, parent.header.baseTarget, generatingBalance, config.averageBlockDelayMs);
@@ -68,10 +68,7 @@ export function expectedBlockFields(parent: ParentRef, generatorPublicKey: Uint8
 
 /** The timestamp of the block two below the parent, when the base target's window reaches back to it. */
 function timestampThreeBack(parent: ParentRef, headerAt: (height: number) => BlockHeader | undefined): number | undefined {
-  if (parent.height < BASE_TARGET_WINDOW) return undefined;
-  const h = headerAt(parent.height - 2);
-  if (h === undefined) throw new AnchordError(ErrorCode.INTERNAL, `consensus view has no header at height ${parent.height - 2} (base target window)`, { height: parent.height - 2 });
-  return h.timestamp;
+  return parent.height < BASE_TARGET_WINDOW ? undefined : requireHeader(headerAt, parent.height - 2, "base target window").timestamp;
 }
 
 /** The base target a block on `parent` stamped `timestamp` must carry. */

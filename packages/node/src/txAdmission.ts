@@ -184,6 +184,7 @@ export class TxAdmission {
         // a flood at the minimum fee (or with bad signatures) then costs no verification each
         this.outbids(tx);
         todo.push(i);
+        if (!fundsFirst) return;
         if (tx.type === TxType.Transfer) credits.set(tx.recipient, (credits.get(tx.recipient) ?? 0n) + tx.amount);
         else if (tx.type === TxType.CancelLease) credits.set(tx.sender, INT64_MAX); // it releases a lease: no bound here
       } catch (e) {
