@@ -157,8 +157,8 @@ export class TxAdmission {
    * `fundsFirst` (gossip) refuses a sender that cannot pay before its signature is checked
    * (`checkCanPay`): a peer's batches of validly signed transactions from unfunded keys would
    * otherwise cost a verification each, with no penalty (a refusal for funds is "ignore"). A
-   * client of the API, held to its write budget, is told about a bad signature first, as LTO's
-   * node tells it.
+   * client of the API, held to its write budget, is told about a bad signature first, as it always
+   * was (code 101; test/e2e/balances-random.test.ts).
    */
   async addMany(txs: readonly SignedTx[], sync = true, fundsFirst = false): Promise<(AddResult | AnchordError)[]> {
     const out: (AddResult | AnchordError)[] = new Array<AddResult | AnchordError>(txs.length);
