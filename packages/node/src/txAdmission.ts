@@ -23,6 +23,14 @@ import { TxSignatureChecker } from "./txSignatures.js";
 const asError = (e: unknown): AnchordError => (e instanceof AnchordError ? e : new AnchordError(ErrorCode.INTERNAL, String(e)));
 const badSignature = (): AnchordError => new AnchordError(ErrorCode.INVALID_SIGNATURE, "invalid transaction signature");
 
+/** How addMany admits a batch (see there). */
+export interface AdmitOptions {
+  /** Durable before resolving (default true); gossip writes without the fsync. */
+  readonly sync?: boolean;
+  /** Refuse a sender that cannot pay before checking its signature (gossip; default false). */
+  readonly fundsFirst?: boolean;
+}
+
 export class TxAdmission {
   readonly verified: VerifiedCache;
   private readonly signatures: TxSignatureChecker;
@@ -138,8 +146,8 @@ export class TxAdmission {
    * Throws AnchordError for any rule it breaks, leaving the pool unchanged. A batch of one: it
    * shares its signature check with whatever else arrives in the same event-loop turn.
    */
-  async add(tx: SignedTx, sync = true): Promise<AddResult> {
-    const [result] = await this.addMany([tx], sync);
+  async add(tx: SignedTx): Promise<AddResult> {
+    const [result] = await this.addMany([tx]);
     if (result instanceof AnchordError) throw result;
     return result!;
   }
@@ -160,7 +168,7 @@ export class TxAdmission {
    * client of the API, held to its write budget, is told about a bad signature first, as it always
    * was (code 101; test/e2e/balances-random.test.ts).
    */
-  async addMany(txs: readonly SignedTx[], sync = true, fundsFirst = false): Promise<(AddResult | AnchordError)[]> {
+  async addMany(txs: readonly SignedTx[], { sync = true, fundsFirst = false }: AdmitOptions = {}): Promise<(AddResult | AnchordError)[]> {
     const out: (AddResult | AnchordError)[] = new Array<AddResult | AnchordError>(txs.length);
     const waits: Promise<void>[] = [];
     const duplicates: number[] = [];

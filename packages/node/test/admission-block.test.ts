@@ -171,7 +171,7 @@ describe("admission after a block on the tip", () => {
         const target = pay();
         const batch = [...Array.from({ length: 3000 }, pay), target];
         let settled = false;
-        const admitted = node.admission.addMany(batch, false).finally(() => (settled = true));
+        const admitted = node.admission.addMany(batch, { sync: false }).finally(() => (settled = true));
         expect((await node.chain.processBlock(nextBlock(node, gen, [target]), "gossip")).status).toBe("applied");
         const blockFirst = !settled;
         const outcomes = await admitted;

@@ -26,12 +26,12 @@ describe("Admission batches and the pool", () => {
     const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
     const broke = acct("broke");
     const spend = signed(broke, { type: 4, fee: FEE, recipient: alice.address, amount: 1n });
-    const [refused] = await admission.addMany([spend], false, true);
+    const [refused] = await admission.addMany([spend], { sync: false, fundsFirst: true });
     expect(codeOf(refused)).toBe("INSUFFICIENT_FUNDS");
     expect(admission.verified.has(spend), "its signature was verified").toBe(false);
     // funded by a transaction ahead of it in the same batch: admitted
     const fund = signed(alice, { type: 4, fee: FEE, recipient: broke.address, amount: 10n * TOKEN });
-    expect(await admission.addMany([fund, spend], false, true)).toEqual(["added", "added"]);
+    expect(await admission.addMany([fund, spend], { sync: false, fundsFirst: true })).toEqual(["added", "added"]);
     expect(admission.verified.has(spend)).toBe(true);
   });
 
