@@ -2,11 +2,19 @@
 import type { IncomingMessage } from "node:http";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
 
-/** The request's query parameters (empty when it has none). */
+/** Parsed once per request: a route's cost (queryCount) and its handler read the same query. */
+const parsed = new WeakMap<IncomingMessage, URLSearchParams>();
+
+/** The request's query parameters (empty when it has none). Do not modify the result: it is shared. */
 export function queryOf(req: IncomingMessage): URLSearchParams {
-  const url = req.url ?? "";
-  const q = url.indexOf("?");
-  return new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
+  let params = parsed.get(req);
+  if (params === undefined) {
+    const url = req.url ?? "";
+    const q = url.indexOf("?");
+    params = new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
+    parsed.set(req, params);
+  }
+  return params;
 }
 
 /** Every value of a repeated parameter (`?id=a&id=b`), at most `max` (400 beyond). */
