@@ -12,8 +12,8 @@
  * - After every ledger change (block applied, rolled back) it re-checks the pool and readmits the
  *   transactions of rolled-back blocks; at start it re-checks what the store holds.
  */
-import { AnchordError, ErrorCode, INT64_MAX, TxType, decodeTx, encodedTx, isSignedTx, validateTxStateless, validateTxTimestamp, type SignedTx, type Transaction } from "@anchord/protocol";
-import { applyTx, checkCanPay, createOverlay, type Ledger, type StateView } from "@anchord/state";
+import { AnchordError, ErrorCode, decodeTx, encodedTx, isSignedTx, validateTxStateless, validateTxTimestamp, type SignedTx, type Transaction } from "@anchord/protocol";
+import { FundsAhead, applyTx, createOverlay, type Ledger, type StateView } from "@anchord/state";
 import type { Logger } from "./logger.js";
 import { TxPool, type AddResult, type PoolEntry, type PoolOptions } from "./pool.js";
 import { PoolStore, type StoreOp } from "./poolStore.js";
@@ -162,11 +162,13 @@ export class TxAdmission {
    * synced), a killed process still leaves them to the OS, and an fsync per gossip message on every
    * peer was a large part of what relaying a transaction cost.
    *
-   * `fundsFirst` (gossip) refuses a sender that cannot pay before its signature is checked
-   * (`checkCanPay`): a peer's batches of validly signed transactions from unfunded keys would
-   * otherwise cost a verification each, with no penalty (a refusal for funds is "ignore"). A
-   * client of the API, held to its write budget, is told about a bad signature first, as it always
-   * was (code 101; test/e2e/balances-random.test.ts).
+   * `fundsFirst` (gossip) refuses a transaction whose sender or sponsor cannot pay it before its
+   * signature is checked (`FundsAhead`, with what the batch's transactions ahead of it change): a
+   * peer's batches of validly signed transactions from unfunded keys, or of more transactions
+   * than one key can pay for, would otherwise cost a verification each (an ECDSA one ~2 ms of main
+   * thread), with no penalty (a refusal for funds is "ignore"). A client of the API, held to its
+   * write budget, is told about a bad signature first, as it always was (code 101;
+   * test/e2e/balances-random.test.ts).
    */
   async addMany(txs: readonly SignedTx[], { sync = true, fundsFirst = false }: AdmitOptions = {}): Promise<(AddResult | AnchordError)[]> {
     const out: (AddResult | AnchordError)[] = new Array<AddResult | AnchordError>(txs.length);
@@ -180,21 +182,18 @@ export class TxAdmission {
       if (w) waits.push(w.catch((e: unknown) => void (out[i] = asError(e))));
     };
     const todo: number[] = [];
-    /** What the batch's transactions ahead may send each address (an upper bound: debits not counted). */
-    const credits = new Map<string, bigint>();
+    const ahead = fundsFirst ? new FundsAhead() : undefined;
     txs.forEach((tx, i) => {
       if (this.pool.has(tx.id)) return duplicate(i, tx.id);
       try {
         if (this.storageFailure) throw this.storageFailure;
         this.screen(tx);
-        if (fundsFirst) checkCanPay(this.overlay, tx, credits.get(tx.sender) ?? 0n);
+        ahead?.check(this.overlay, tx);
         // a full pool refuses what does not outbid its cheapest before any signature is checked:
         // a flood at the minimum fee (or with bad signatures) then costs no verification each
         this.outbids(tx);
         todo.push(i);
-        if (!fundsFirst) return;
-        if (tx.type === TxType.Transfer) credits.set(tx.recipient, (credits.get(tx.recipient) ?? 0n) + tx.amount);
-        else if (tx.type === TxType.CancelLease) credits.set(tx.sender, INT64_MAX); // it releases a lease: no bound here
+        ahead?.record(tx);
       } catch (e) {
         out[i] = asError(e);
       }

@@ -21,7 +21,7 @@ const FEE = 100_000_000n;
 const codeOf = (r: unknown): string => (isAnchordError(r) ? (r as AnchordError).code : String(r));
 
 describe("Admission batches and the pool", () => {
-  it("gossip: refuses a sender that cannot pay before its signature costs a verification; a credit ahead in the batch counts", async () => {
+  it("gossip: refuses a payer that cannot pay before its signature costs a verification; a credit ahead in the batch counts", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n]]));
     const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
     const broke = acct("broke");
@@ -29,6 +29,11 @@ describe("Admission batches and the pool", () => {
     const [refused] = await admission.addMany([spend], { sync: false, fundsFirst: true });
     expect(codeOf(refused)).toBe("INSUFFICIENT_FUNDS");
     expect(admission.verified.has(spend), "its signature was verified").toBe(false);
+    // every type: an unfunded lease too (an ECDSA one would cost ~2 ms of main thread)
+    const leaseOut = signed(broke, { type: 8, fee: FEE, recipient: alice.address, amount: 1n });
+    const [leaseRefused] = await admission.addMany([leaseOut], { sync: false, fundsFirst: true });
+    expect(codeOf(leaseRefused)).toBe("INSUFFICIENT_FUNDS");
+    expect(admission.verified.has(leaseOut)).toBe(false);
     // funded by a transaction ahead of it in the same batch: admitted
     const fund = signed(alice, { type: 4, fee: FEE, recipient: broke.address, amount: 10n * TOKEN });
     expect(await admission.addMany([fund, spend], { sync: false, fundsFirst: true })).toEqual(["added", "added"]);

@@ -104,23 +104,98 @@ function payAndCredit(view: MutableStateView, payer: string, cost: bigint, recip
   view.setAccount(recipient, { regular: r.regular + amount, leaseIn: r.leaseIn, leaseOut: r.leaseOut });
 }
 
+/** One address's share of a transaction's balance changes (see FundsAhead). */
+interface Payment {
+  address: string;
+  role: string;
+  /** Change of the regular balance. */
+  regular: bigint;
+  /** Change of the available balance (regular − leaseOut), when `releases` is false. */
+  available: bigint;
+  /** A cancel frees the sender's leased amount, not looked up here: its available balance is not bounded. */
+  releases: boolean;
+}
+
+function pay(list: Payment[], address: string, role: string, regular: bigint, available: bigint, releases = false): void {
+  for (const p of list) {
+    if (p.address !== address) continue;
+    p.regular += regular;
+    p.available += available;
+    p.releases ||= releases;
+    return;
+  }
+  list.push({ address, role, regular, available, releases });
+}
+
+/** What `tx` changes, per address, as applyTx would, without looking up a cancelled lease; undefined for what the full rules must decide (genesis, negative amounts). */
+function paymentsOf(tx: Transaction): Payment[] | undefined {
+  if (tx.type === TxType.Genesis || tx.fee < 0n) return undefined;
+  const list: Payment[] = [];
+  pay(list, tx.sponsor ? tx.sponsor.address : tx.sender, tx.sponsor ? "sponsor" : "sender", -tx.fee, -tx.fee);
+  switch (tx.type) {
+    case TxType.Transfer:
+      if (tx.amount < 0n) return undefined;
+      pay(list, tx.sender, "sender", -tx.amount, -tx.amount);
+      pay(list, tx.recipient, "recipient", tx.amount, tx.amount);
+      break;
+    case TxType.Lease:
+      if (tx.amount < 0n) return undefined;
+      pay(list, tx.sender, "sender", 0n, -tx.amount);
+      break;
+    case TxType.CancelLease:
+      pay(list, tx.sender, "sender", 0n, 0n, true);
+      break;
+    case TxType.Anchor:
+      break;
+  }
+  return list;
+}
+
 /**
- * A necessary condition of `applyTx` for the common case, cheap enough to run before any signature
- * is checked: an unsponsored transfer or anchor whose sender cannot pay it even with `credit` more
- * available (what transactions ahead of it in the same batch may send it) throws the same
- * INSUFFICIENT_FUNDS applyTx would. Other transactions pass (their payer and what they release
- * take the full rules). A batch of validly signed transactions from unfunded keys then costs no
- * verification each.
+ * A necessary condition of `applyTx`, cheap enough to run before any signature is checked (gossip,
+ * TxAdmission.addMany): whoever pays for a transaction (its sender, or its sponsor for the fee)
+ * can, at the state `view` plus what the transactions ahead of it in the same batch changed.
+ * Every type is checked, so a batch of validly signed transactions from unfunded keys costs no
+ * verification each (an ECDSA one is ~1.5–2.3 ms of main thread); and the debits of the ones
+ * ahead count too, so one funded key cannot have a thousand transactions of one batch verified
+ * when its balance pays for one.
+ *
+ * The changes ahead are those of the transactions the caller `record`s (the ones that passed every
+ * check before the signatures), credits and debits alike. One of them that then fails its
+ * signature check can so make one behind it be refused that would have passed: only in a batch
+ * that carries a bad signature, and a refusal for funds costs the sending peer nothing.
  */
-export function checkCanPay(view: StateView, tx: Transaction, credit: bigint): void {
-  let cost: bigint;
-  if (tx.type === TxType.Transfer && tx.sponsor === undefined && tx.recipient !== tx.sender && tx.amount >= 0n && tx.fee >= 0n) cost = tx.fee + tx.amount;
-  else if (tx.type === TxType.Anchor && tx.sponsor === undefined && tx.fee >= 0n) cost = tx.fee;
-  else return;
-  if (cost <= 0n) return;
-  const a = view.account(tx.sender);
-  const available = a.regular - a.leaseOut;
-  if (available + credit < cost || a.regular + credit < cost) throw insufficientFunds("sender", tx.sender, cost, available);
+export class FundsAhead {
+  readonly #regular = new Map<string, bigint>();
+  readonly #available = new Map<string, bigint>();
+  readonly #released = new Set<string>();
+
+  /** Throws INSUFFICIENT_FUNDS, as applyTx would, when a payer of `tx` cannot pay it; else returns. */
+  check(view: StateView, tx: Transaction): void {
+    const list = paymentsOf(tx);
+    if (list === undefined) return;
+    for (const p of list) {
+      if (p.regular >= 0n && (p.available >= 0n || p.releases)) continue;
+      const a = view.account(p.address);
+      const regular = a.regular + (this.#regular.get(p.address) ?? 0n);
+      const available = a.regular - a.leaseOut + (this.#available.get(p.address) ?? 0n);
+      const unbounded = p.releases || this.#released.has(p.address);
+      if (regular + p.regular < 0n || (!unbounded && available + p.available < 0n)) {
+        throw insufficientFunds(p.role, p.address, -(unbounded ? p.regular : p.available), available);
+      }
+    }
+  }
+
+  /** Counts `tx`'s changes for the transactions behind it in the batch. */
+  record(tx: Transaction): void {
+    const list = paymentsOf(tx);
+    if (list === undefined) return;
+    for (const p of list) {
+      this.#regular.set(p.address, (this.#regular.get(p.address) ?? 0n) + p.regular);
+      this.#available.set(p.address, (this.#available.get(p.address) ?? 0n) + p.available);
+      if (p.releases) this.#released.add(p.address);
+    }
+  }
 }
 
 /**
