@@ -3,7 +3,9 @@
  * of the chain. Entries above `tip` (a block being written) are left out.
  */
 import { base58Encode } from "@anchord/crypto";
-import { ADDRESS, ID, readU32 } from "./codec.js";
+import { ADDRESS, ID, decodeLease, leaseActiveAt, readU32 } from "./codec.js";
+import { Bucket, key } from "./buckets.js";
+import type { LeaseInfo } from "./types.js";
 import { addressLeaseKey, addressTxKey } from "./addressIndex.js";
 import type { Db } from "./db.js";
 
@@ -25,10 +27,33 @@ export async function addressTxEntries(db: Db, address: Uint8Array, limit: numbe
   return entries.map(([k, v]) => ({ idBytes: v, height: readU32(k, 1 + ADDRESS), position: readU32(k, 5 + ADDRESS) }));
 }
 
-/** Ids of the leases `address` gave or received in blocks up to `height`. */
-export async function addressLeaseIds(db: Db, address: Uint8Array, height: number): Promise<string[]> {
-  const from = addressLeaseKey(address, 0, new Uint8Array(ID));
-  const to = addressLeaseKey(address, height + 1, new Uint8Array(ID));
-  const keys = await db.keys({ gte: from, lt: to }).all();
-  return keys.map((k) => base58Encode(k.subarray(1 + ADDRESS + 4)));
+/** Lease records read per LevelDB round trip by addressLeasesAt (bounds what one read holds). */
+const LEASE_READ_CHUNK = 1_000;
+const ZERO_ID = new Uint8Array(ID);
+
+/**
+ * Leases `address` gave or received that were active after the block at `height` (at most the
+ * tip): created at or below it and not canceled at or below it. The address's index holds every
+ * lease it ever had, canceled ones too, so their records are read a chunk at a time by LevelDB's
+ * threads and tested as bytes; only the ones active at `height` are decoded. (Looked up and
+ * decoded one by one, on the main thread, an address with 20,000 canceled leases blocked the node
+ * for ~0.2 s per read of `/leasing/active/:address/at/:height`.)
+ */
+export async function addressLeasesAt(db: Db, address: Uint8Array, height: number): Promise<LeaseInfo[]> {
+  const out: LeaseInfo[] = [];
+  const keys = db.keys({ gte: addressLeaseKey(address, 0, ZERO_ID), lt: addressLeaseKey(address, height + 1, ZERO_ID) });
+  try {
+    for (;;) {
+      const chunk = await keys.nextv(LEASE_READ_CHUNK);
+      if (chunk.length === 0) break;
+      const ids = chunk.map((k) => k.subarray(1 + ADDRESS + 4));
+      const records = await db.getMany(ids.map((id) => key(Bucket.LEASE, id)));
+      records.forEach((r, i) => {
+        if (r !== undefined && leaseActiveAt(r, height)) out.push(decodeLease(base58Encode(ids[i]!), r));
+      });
+    }
+  } finally {
+    await keys.close();
+  }
+  return out;
 }

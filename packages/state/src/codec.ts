@@ -70,6 +70,16 @@ export function encodeLease(l: LeaseInfo): Uint8Array {
   return b;
 }
 
+/**
+ * Whether the lease record `bytes` was active after the block at `height` (created at or below
+ * it, not canceled at or below it), read in place: no addresses or ids are made.
+ */
+export function leaseActiveAt(bytes: Uint8Array, height: number): boolean {
+  const b = buf(bytes);
+  if (b.length !== 65 && b.length !== 65 + 4 + ID) throw corrupt("lease");
+  return b.readUInt32BE(60) <= height && (b[64] === 0 || b.readUInt32BE(65) > height);
+}
+
 export function decodeLease(id: string, bytes: Uint8Array): LeaseInfo {
   const b = buf(bytes);
   if (b.length !== 65 && b.length !== 65 + 4 + ID) throw corrupt("lease");

@@ -24,7 +24,7 @@ import {
   type Transaction,
 } from "@anchord/protocol";
 import { applyBlockTransactions } from "./blockTransition.js";
-import { addressLeaseIds, addressTxEntries, type AddressTxEntry, type ChainPosition } from "./addressReads.js";
+import { addressLeasesAt, addressTxEntries, type AddressTxEntry, type ChainPosition } from "./addressReads.js";
 import { Bucket, META_FORMAT, META_GENESIS, META_TIP, STORAGE_FORMAT, heightKey, key, metaKey } from "./buckets.js";
 import { decodeAnchorLocation, decodeLease, decodeTxLocation, readU32, u32 } from "./codec.js";
 import { planBlock, planRollback, type LedgerMemory } from "./commit.js";
@@ -367,12 +367,7 @@ export class Ledger {
    * or below it and not canceled at or below it.
    */
   async leasesAt(address: string, height: number): Promise<LeaseInfo[]> {
-    const out: LeaseInfo[] = [];
-    for (const id of await addressLeaseIds(this.db, base58Decode(address), height)) {
-      const l = this.lease(id);
-      if (l && l.height <= height && (l.status === "active" || (l.cancelHeight ?? 0) > height)) out.push(l);
-    }
-    return out;
+    return addressLeasesAt(this.db, base58Decode(address), Math.min(height, this.tip));
   }
 
   /** Regular and effective balance of `address` after the block at `height` (kept for recent heights, docs/storage.md §3). */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { TOKEN, type SignedTx } from "@anchord/protocol";
 import { Ledger } from "../src/index.js";
-import { alice, anchor, bob, cancel, carol, castGenesis, gen, hashOf, lease, nextBlock, removeDir, tempDir, transfer } from "./helpers.js";
+import { account, alice, anchor, bob, cancel, carol, castGenesis, gen, hashOf, lease, nextBlock, removeDir, tempDir, testGenesis, transfer } from "./helpers.js";
 
 const genesis = castGenesis;
 
@@ -75,5 +75,30 @@ describe("address index", () => {
     open.push(ledger);
     expect(await ids(ledger, alice.address)).toEqual([t1.id, genesisTx.tx.id]);
     expect(await ids(ledger, bob.address, 2)).toEqual([a1.id, t1.id]);
+  });
+
+  it("leases at a height: an address with more leases than one read's chunk, most of them canceled", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const pool = account("lease pool");
+    const ledger = await Ledger.open({ dataDir: dir, genesis: testGenesis([[alice, 5000n * TOKEN], [gen, 10n * TOKEN]]) });
+    open.push(ledger);
+    // 1,500 leases to the pool (height 2), 1,400 of them canceled (height 3), one more lease (height 4)
+    const leases = Array.from({ length: 1500 }, (_, i) => lease(alice, pool, BigInt(i + 1)));
+    await apply(ledger, leases);
+    await apply(ledger, leases.slice(0, 1400).map((l) => cancel(alice, l.id)));
+    const late = lease(alice, pool, 1n);
+    await apply(ledger, [late]);
+    const idsAt = async (h: number): Promise<string[]> => (await ledger.leasesAt(pool.address, h)).map((l) => l.id).sort();
+    expect(await idsAt(1)).toEqual([]);
+    expect(await idsAt(2)).toEqual(leases.map((l) => l.id).sort());
+    expect(await idsAt(3)).toEqual(leases.slice(1400).map((l) => l.id).sort());
+    expect(await idsAt(4)).toEqual([...leases.slice(1400), late].map((l) => l.id).sort());
+    // each as the lease records say, canceled ones with their cancel (what a read at height 2 sees)
+    const at2 = await ledger.leasesAt(pool.address, 2);
+    expect(at2.find((l) => l.id === leases[0]!.id)).toEqual(ledger.lease(leases[0]!.id));
+    expect(at2.find((l) => l.id === leases[0]!.id)).toMatchObject({ status: "canceled", cancelHeight: 3, amount: 1n, height: 2 });
+    // a height above the tip reads as the tip
+    expect(await idsAt(99)).toEqual(await idsAt(4));
   });
 });
