@@ -3,7 +3,8 @@
  *
  * ed25519 signs through node:crypto (OpenSSL, ~20x faster than pure JS) and verifies by anchord's
  * rule (ed25519.ts: a strict pre-check, then libsodium, or node:crypto if sodium-native does not load).
- * ECDSA keys (secp256k1, secp256r1) are verified with @noble/curves over sha256(message), as LTO does.
+ * ECDSA keys (secp256k1, secp256r1) are verified over sha256(message), as LTO does, through
+ * node:crypto (ecdsa.ts; @noble/curves is its reference in the tests and still checks keys here).
  */
 import { createPrivateKey, sign as nodeSign, type KeyObject } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519.js";
@@ -12,6 +13,7 @@ import { p256 } from "@noble/curves/nist.js";
 import { concatBytes, int32BE, utf8 } from "./bytes.js";
 import { sha256, secureHash } from "./hash.js";
 import { verifyEd25519 } from "./ed25519.js";
+import { verifyEcdsa } from "./ecdsa.js";
 
 export type KeyType = "ed25519" | "secp256k1" | "secp256r1";
 
@@ -83,9 +85,8 @@ export function verify(keyType: KeyType, publicKey: Uint8Array, message: Uint8Ar
       case "ed25519":
         return verifyEd25519(publicKey, message, signature);
       case "secp256k1":
-        return secp256k1.verify(signature, sha256(message), publicKey, { prehash: false, lowS: false });
       case "secp256r1":
-        return p256.verify(signature, sha256(message), publicKey, { prehash: false, lowS: false });
+        return verifyEcdsa(keyType, publicKey, message, signature);
     }
   } catch {
     return false;
