@@ -11,12 +11,24 @@ export const MAX_BLOCK_SEQUENCE = 100;
 export const MAX_BLOCK_SEQUENCE_TRANSACTIONS = 10_000;
 /** GET /transactions/unconfirmed answers at most this many pooled transactions (the oldest). */
 export const MAX_UNCONFIRMED_LISTED = 10_000;
+/**
+ * GET /blocks/seq and GET /transactions/unconfirmed also stop at this many encoded bytes: blocks
+ * by their encoded size (`blocksize`), after the block that brings the answer to it (at least one
+ * block); the pool before the transaction that would pass it. The counts above bound small
+ * transactions only: 10,000 anchor transactions of 100 anchors of 80 bytes (~8.3 KB each, every
+ * anchor its own base58 string) are ~117 MB of JSON. Such JSON is ~1.4 characters per encoded
+ * byte: 2 MiB is ~3 MB of answer, about what READ_COST weighs these lists (200 and 300 units of
+ * ~10 KB); and a range of full anchor blocks, with the block that passes the bound (at most
+ * MAX_BLOCK_BYTES, 8 MiB), is ~14 MiB of JSON, under the 16 MiB one socket may queue
+ * (answerGuard.ts) — with 4 MiB it would be ~17.6 MB, and the guard would close the socket instead.
+ */
+export const MAX_LISTED_ENCODED_BYTES = 2 * 1024 * 1024;
 
 /**
  * Weights in the per-client read budget (`RouteDef.cost`, rateLimit.ts), roughly the largest
  * answer in units of ~10 KB: a lookup weighs 1; a block (up to thousands of transactions) 100; a
- * block range as much as the blocks it can answer before MAX_BLOCK_SEQUENCE_TRANSACTIONS stops it
- * (about three full blocks' worth); the pool listing 200.
+ * block range as much as the blocks it can answer before MAX_BLOCK_SEQUENCE_TRANSACTIONS or
+ * MAX_LISTED_ENCODED_BYTES stops it (about three full blocks' worth); the pool listing 200.
  */
 export const READ_COST = Object.freeze({ block: 100, blockSequenceMax: 300, unconfirmed: 200, document: 10 });
 

@@ -1,8 +1,8 @@
 /** Blocks in LTO-style JSON (LTO extras). */
-import { AnchordError, ErrorCode, blockToJson, headerToJson } from "@anchord/protocol";
+import { AnchordError, ErrorCode, blockSize, blockToJson, headerToJson } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
 import { HttpError, LtoCode } from "../http.js";
-import { MAX_BLOCK_SEQUENCE, MAX_BLOCK_SEQUENCE_TRANSACTIONS, READ_COST, blockSequenceCost, parseHeight, parseId } from "../params.js";
+import { MAX_BLOCK_SEQUENCE, MAX_BLOCK_SEQUENCE_TRANSACTIONS, MAX_LISTED_ENCODED_BYTES, READ_COST, blockSequenceCost, parseHeight, parseId } from "../params.js";
 import { errorDoc, json, type ParamDoc, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 
@@ -103,7 +103,8 @@ export const blockRoutes: RouteDef[] = [
     summary: `Blocks from one height to another, inclusive (at most ${MAX_BLOCK_SEQUENCE})`,
     description:
       `Heights above the chain's height are left out, and the answer stops after the block that brings it to ${MAX_BLOCK_SEQUENCE_TRANSACTIONS} transactions ` +
-      "(at least one block is answered): a client reads on from the height after the last block it got.",
+      `or to ${MAX_LISTED_ENCODED_BYTES} encoded bytes (the blocks' \`blocksize\`; at least one block is answered): ` +
+      "a client reads on from the height after the last block it got.",
     params: { from: heightParam("First height"), to: heightParam("Last height") },
     responses: {
       200: { description: "Blocks in height order", schema: ref("Blocks"), example: [EXAMPLE_BLOCK] },
@@ -117,12 +118,14 @@ export const blockRoutes: RouteDef[] = [
       const last = Math.min(to, backend.height());
       const out: Record<string, unknown>[] = [];
       let txs = 0;
+      let bytes = 0;
       for (let h = from; h <= last; h++) {
         const block = await backend.block(h);
         if (block === undefined) break;
         out.push(blockToJson(block, h));
         txs += block.transactions.length;
-        if (txs >= MAX_BLOCK_SEQUENCE_TRANSACTIONS) break;
+        bytes += blockSize(block);
+        if (txs >= MAX_BLOCK_SEQUENCE_TRANSACTIONS || bytes >= MAX_LISTED_ENCODED_BYTES) break;
       }
       return json(out);
     },

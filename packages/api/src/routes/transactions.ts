@@ -1,6 +1,6 @@
 /** Already-signed transactions: broadcast, lookup, pool (LTO extras the client library calls). */
-import { AnchordError, ErrorCode, TxType, txFromJson, txToJson } from "@anchord/protocol";
-import { MAX_UNCONFIRMED_LISTED, READ_COST, parseId } from "../params.js";
+import { AnchordError, ErrorCode, TxType, encodedTx, txFromJson, txToJson, type Transaction } from "@anchord/protocol";
+import { MAX_LISTED_ENCODED_BYTES, MAX_UNCONFIRMED_LISTED, READ_COST, parseId } from "../params.js";
 import { errorDoc, json, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 import { EXAMPLE_LEASE_JSON } from "./leasing.js";
@@ -57,8 +57,24 @@ export const transactionRoutes: RouteDef[] = [
     operationId: "unconfirmed",
     cost: () => READ_COST.unconfirmed,
     tag: "transactions",
-    summary: `Transactions in the node's pool (at most ${MAX_UNCONFIRMED_LISTED}, in pool order)`,
+    summary: `Transactions in the node's pool (the oldest, at most ${MAX_UNCONFIRMED_LISTED}, in pool order)`,
+    description: `The answer stops at ${MAX_UNCONFIRMED_LISTED} transactions, or before the transaction that would bring it past ${MAX_LISTED_ENCODED_BYTES} encoded bytes.`,
     responses: { 200: { description: "Pooled transactions", schema: ref("Transactions"), example: [EXAMPLE_LEASE_JSON] } },
-    handler: ({ backend }) => json(backend.unconfirmed().slice(0, MAX_UNCONFIRMED_LISTED).map((tx) => txToJson(tx))),
+    handler: ({ backend }) => json(oldestListed(backend.unconfirmed()).map((tx) => txToJson(tx))),
   },
 ];
+
+/**
+ * The first transactions of `pool` that fit the listing's bounds: at most MAX_UNCONFIRMED_LISTED,
+ * and no more encoded bytes than MAX_LISTED_ENCODED_BYTES (a pooled transaction's encoding is
+ * kept with it: measuring costs no encoding).
+ */
+function oldestListed(pool: readonly Transaction[]): readonly Transaction[] {
+  const n = Math.min(pool.length, MAX_UNCONFIRMED_LISTED);
+  let bytes = 0;
+  for (let i = 0; i < n; i++) {
+    bytes += encodedTx(pool[i]!).length;
+    if (bytes > MAX_LISTED_ENCODED_BYTES) return pool.slice(0, i);
+  }
+  return pool.slice(0, n);
+}
