@@ -18,7 +18,7 @@ import { buildOpenApi, type OpenApiDocument } from "./openapi.js";
 import { createRateLimiters, DEFAULT_RATE_LIMIT, type RateLimitOptions } from "./rateLimit.js";
 import { chargeAnswer } from "./answerGuard.js";
 import { READ_COST } from "./params.js";
-import { costOf, pathParams, routeCost, type Reply, type RouteDef } from "./route.js";
+import { costOf, pathParams, routeBodyLimit, routeCost, type Reply, type RouteDef } from "./route.js";
 import { addressRoutes } from "./routes/addresses.js";
 import { blockRoutes } from "./routes/blocks.js";
 import { hashRoutes } from "./routes/hash.js";
@@ -39,7 +39,10 @@ export interface ApiOptions {
    */
   readonly rateLimit?: RateLimitOptions | false;
   readonly logger?: ApiLogger;
-  /** Maximum request body in bytes (default 1 MiB). */
+  /**
+   * Maximum request body in bytes on every route (default 1 MiB): each route reads at most its own
+   * bound (`RouteDef.maxBody`, `MAX_BODY` in params.ts), and never more than this.
+   */
   readonly bodyLimit?: number;
   /**
    * The web page served at "/" (webApp.ts): the directory of its built files; default the
@@ -128,7 +131,7 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
   if (tokenRequired) tokenRequiredApps.add(app);
 
   let doc: OpenApiDocument | undefined;
-  const routes = routeTable(() => (doc ??= buildOpenApi(routes, backend.config, { tokenRequired })));
+  const routes = routeTable(() => (doc ??= buildOpenApi(routes, backend.config, { tokenRequired, bodyLimit })));
 
   const limits = opts.rateLimit === false ? undefined : (opts.rateLimit ?? DEFAULT_RATE_LIMIT);
   const limiters = limits ? createRateLimiters(limits) : undefined;
@@ -167,7 +170,7 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
         else limiters.read(req, headers, cost);
       }
       if (route.body) {
-        readJsonBody(req, bodyLimit)
+        readJsonBody(req, routeBodyLimit(route, bodyLimit))
           .then((body) => {
             // several lookups in one body weigh in the read budget as that many requests would
             if (route.bodyCost !== undefined && limiters) limiters.read(req, headers, costOf(route.bodyCost(body)));

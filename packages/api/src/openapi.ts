@@ -1,6 +1,6 @@
 /** The OpenAPI 3.1 document, generated from the same route table that registers the routes. */
 import type { NetworkConfig } from "@anchord/protocol";
-import { openApiPath, pathParams, type ResponseDoc, type RouteDef } from "./route.js";
+import { openApiPath, pathParams, routeBodyLimit, type ResponseDoc, type RouteDef } from "./route.js";
 import { SCHEMAS, type JsonSchema } from "./schemas.js";
 
 export const API_VERSION = "1.0.0";
@@ -18,12 +18,12 @@ function responseObject(doc: ResponseDoc): Record<string, unknown> {
 }
 
 /** Route-specific responses plus the ones every route of its kind can answer. */
-function responsesOf(route: RouteDef): Record<string, unknown> {
+function responsesOf(route: RouteDef, bodyLimit: number | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [status, doc] of Object.entries(route.responses)) out[status] = responseObject(doc);
   if (route.body) {
     out["400"] ??= errorResponse("Malformed JSON (code 1) or invalid fields");
-    out["413"] = errorResponse("Body larger than 1 MiB");
+    out["413"] = errorResponse(`Body larger than ${routeBodyLimit(route, bodyLimit)} bytes`);
     out["415"] = errorResponse("Body is not JSON (Content-Type must be application/json)");
     out["429"] = errorResponse("Too many write requests from this client");
   }
@@ -32,7 +32,7 @@ function responsesOf(route: RouteDef): Record<string, unknown> {
   return out;
 }
 
-function operationOf(route: RouteDef): Record<string, unknown> {
+function operationOf(route: RouteDef, bodyLimit: number | undefined): Record<string, unknown> {
   const op: Record<string, unknown> = {
     operationId: route.operationId,
     tags: [route.tag],
@@ -54,7 +54,7 @@ function operationOf(route: RouteDef): Record<string, unknown> {
     op["requestBody"] = { required: true, content: { "application/json": media } };
   }
   if (route.auth) op["security"] = [{ bearerAuth: [] }, { apiKey: [] }];
-  op["responses"] = responsesOf(route);
+  op["responses"] = responsesOf(route, bodyLimit);
   return op;
 }
 
@@ -66,12 +66,13 @@ export interface OpenApiDocument {
   readonly tags: readonly { name: string }[];
 }
 
-export function buildOpenApi(routes: readonly RouteDef[], config: NetworkConfig, opts: { tokenRequired: boolean }): OpenApiDocument {
+/** `opts.bodyLimit`: the app's cap on every body (ApiOptions.bodyLimit), when it has one. */
+export function buildOpenApi(routes: readonly RouteDef[], config: NetworkConfig, opts: { tokenRequired: boolean; bodyLimit?: number }): OpenApiDocument {
   const paths: Record<string, Record<string, unknown>> = {};
   const tags: string[] = [];
   for (const route of routes) {
     const p = openApiPath(route.path);
-    (paths[p] ??= {})[route.method] = operationOf(route);
+    (paths[p] ??= {})[route.method] = operationOf(route, opts.bodyLimit);
     if (!tags.includes(route.tag)) tags.push(route.tag);
   }
   const schemas: Record<string, JsonSchema> = { ...SCHEMAS };

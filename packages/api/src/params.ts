@@ -25,6 +25,20 @@ export const MAX_UNCONFIRMED_LISTED = 10_000;
 export const MAX_LISTED_ENCODED_BYTES = 2 * 1024 * 1024;
 
 /**
+ * The largest request body each route reads (`RouteDef.maxBody`; the app's `bodyLimit`, 1 MiB by
+ * default, caps them all): a larger one is 413, never parsed. Exact JSON parsing (lossless-json)
+ * costs tens of ms per MiB, and the open POST routes (broadcast, calculateFee, status, lease
+ * info) charge one unit of the write budget for it. Each bound leaves room for the largest
+ * legitimate body written indented:
+ * - `default` (a body of one object: a transaction, a lease, a hash): the largest is a transaction
+ *   of MAX_ANCHORS (100) anchors of MAX_ANCHOR_BYTES (80; 110 base58 characters each, quoted),
+ *   sponsored, with MAX_PROOFS (8) proofs: ~12.5 KB compact, ~13.5 KB indented by four spaces;
+ * - `idBatch` (POST /transactions/status and /leasing/info, up to 1000 ids of at most 44 base58
+ *   characters): 47,009 bytes compact, 56,021 indented by four spaces.
+ */
+export const MAX_BODY = Object.freeze({ default: 32 * 1024, idBatch: 64 * 1024 });
+
+/**
  * Weights in the per-client read budget (`RouteDef.cost`, rateLimit.ts), roughly the largest
  * answer in units of ~10 KB: a lookup weighs 1; a block (up to thousands of transactions) 100; a
  * block range as much as the blocks it can answer before MAX_BLOCK_SEQUENCE_TRANSACTIONS or

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonValue } from "@anchord/protocol";
 import type { ApiBackend } from "./backend.js";
+import { MAX_BODY } from "./params.js";
 import type { JsonSchema } from "./schemas.js";
 
 export interface RouteContext {
@@ -58,6 +59,8 @@ export interface RouteDef {
   readonly params?: Readonly<Record<string, ParamDoc>>;
   /** Routes with a body read it as JSON (415/413/400 on failure). */
   readonly body?: { readonly schema: JsonSchema; readonly example?: unknown };
+  /** The largest body this route reads, in bytes (default `MAX_BODY.default`, params.ts); larger is 413. */
+  readonly maxBody?: number;
   /** Route-specific responses; 500 (all), 401 (auth), 400/413/415/429 (bodies) are added for all. */
   readonly responses: Readonly<Record<number, ResponseDoc>>;
   /** Requires the API token when one is configured. */
@@ -74,6 +77,11 @@ export interface RouteDef {
    */
   readonly bodyCost?: (body: JsonValue | undefined) => number;
   readonly handler: (ctx: RouteContext) => Reply | Promise<Reply>;
+}
+
+/** The largest body `route` reads: its own bound, within the app's `appLimit` (ApiOptions.bodyLimit). */
+export function routeBodyLimit(route: RouteDef, appLimit = Number.POSITIVE_INFINITY): number {
+  return Math.min(route.maxBody ?? MAX_BODY.default, appLimit);
 }
 
 /** A route's weight in the read budget: its `cost`, at least 1 (1 when it has none). */

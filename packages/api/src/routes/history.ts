@@ -2,7 +2,7 @@
 import { AnchordError, ErrorCode, confirmationsOf, stringifyJson, txToJson } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
 import { acceptOf, jsonContentType, wantsBigintStrings } from "../http.js";
-import { parseAddressText, parseId, parseUint, requireObject } from "../params.js";
+import { MAX_BODY, parseAddressText, parseId, parseUint, requireObject } from "../params.js";
 import { queryCount, queryList, queryOf } from "../query.js";
 import { errorDoc, json, listFieldCost, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
@@ -107,6 +107,7 @@ export const historyRoutes: RouteDef[] = [
     summary: "Status of transactions by id (ids in the body)",
     body: { schema: { type: "object", properties: { ids: { type: "array", items: { type: "string" } } }, required: ["ids"] }, example: { ids: [EXAMPLE_LEASE_JSON.id, OTHER_ID, UNKNOWN_ID] } },
     bodyCost: listFieldCost("ids"),
+    maxBody: MAX_BODY.idBatch,
     responses: statusResponses,
     handler: ({ backend, body }) => {
       const ids = requireObject(body)["ids"];

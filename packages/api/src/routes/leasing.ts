@@ -2,7 +2,7 @@
 import { base58Encode } from "@anchord/crypto";
 import { AnchordError, ErrorCode, txToJson, type SignedTx } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
-import { optionalFee, optionalString, parseAddressText, parseHeight, parseId, requireObject, requirePositiveAmount, requireString } from "../params.js";
+import { MAX_BODY, optionalFee, optionalString, parseAddressText, parseHeight, parseId, requireObject, requirePositiveAmount, requireString } from "../params.js";
 import { queryCount, queryList } from "../query.js";
 import { errorDoc, json, listFieldCost, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
@@ -187,6 +187,7 @@ export const leasingRoutes: RouteDef[] = [
     summary: "Several leases by id (as GET /leasing/info/:id, in the order asked)",
     body: { schema: ref("LeaseIds"), example: { ids: [LEASE_ID] } },
     bodyCost: listFieldCost("ids"),
+    maxBody: MAX_BODY.idBatch,
     responses: {
       200: { description: "The leases", schema: ref("LeaseInfos"), example: [EXAMPLE_LEASE_INFO] },
       400: errorDoc("ids missing, more than 1000, or not base58 ids"),
