@@ -7,15 +7,15 @@
  *
  * Under a read load over many addresses this turns a balance read into one lookup: no address
  * validation, no account lookups, no JSON (about 2 µs of the ~17 µs of main-thread CPU a read
- * costs, measured in docs/performance.md). Keys are what the request sent (its URL, see `atTip` in
- * routes/addresses.ts), so a hit also skips parsing its parameters; only answers to valid requests
- * are stored, errors are thrown before.
+ * costs, measured in docs/performance.md). Keys name the answer: the path the request sent (the
+ * balance routes, see `tipAnswers`), so a hit also skips parsing its parameters, or the canonical
+ * parameters (the lease lists, whose answers cost far more than parsing them); only answers to
+ * valid requests are stored, errors are thrown before.
  *
  * Bounded by its entry count: when full, new texts are served but not kept until the tip moves.
- * By its key length: a key is a URL, and a valid read may carry a query string of any length
- * (up to the 16 KiB of headers Node reads), which would make each entry that large; longer keys
- * are answered but not kept. And by the characters of its texts (a list of leases can be
- * megabytes): a text that would pass the bound is answered, not kept.
+ * By its key length: a path spelled with %-escapes through Express is up to three times its
+ * length; longer keys are answered but not kept. And by the characters of its texts (a list of
+ * leases can be megabytes): a text that would pass the bound is answered, not kept.
  */
 import { stringifyJson } from "@anchord/protocol";
 import type { ApiBackend } from "./backend.js";
@@ -26,7 +26,7 @@ import type { RouteContext, TextReply } from "./route.js";
 export const TIP_TEXT_CACHE_ENTRIES = 20_000;
 
 /**
- * Longest key kept: a read's URL spelled canonically is under 100 characters (the longest, a
+ * Longest key kept: a read's path spelled canonically is under 100 characters (the longest, a
  * balance over confirmations, ~75); 256 leaves room for other spellings.
  */
 export const TIP_TEXT_MAX_KEY_LENGTH = 256;
@@ -115,30 +115,43 @@ export interface TipTextBounds {
 }
 
 /**
- * A family of answers read from the confirmed state at the tip (the balance routes, the active
- * leases), kept per backend (node) and number format (literals, strings): `atTip(ctx, body)`
- * answers `body()` as JSON, or the text kept for this request's URL since the tip last moved. The
- * URL as sent (path and query) names the route and every parameter, and nothing else these routes
- * read changes their answer but the number format (a cache each) and the tip: so two requests that
- * share a key are answered alike. A URL is also one flat string the parser already made: a key
- * built from the parameters cost ~1 µs more a read (docs/performance.md, thirteenth session).
- * `body` must read the state at the tip synchronously.
+ * A request's path: its URL without the query. The routes that keep answers read no query, and a
+ * key with it let every `?n=1`, `?n=2`, … miss and make the answer again (and fill the bounds with
+ * copies). Without a query it is the URL itself, one flat string the parser already made: a key
+ * built from the parameters cost ~1 µs more a balance read (docs/performance.md, thirteenth
+ * session), an `indexOf` a few nanoseconds.
  */
-export function tipAnswers(bounds: TipTextBounds = {}): (ctx: RouteContext, body: () => unknown) => TextReply {
+export function pathOf(url: string | undefined): string {
+  if (url === undefined) return "";
+  const q = url.indexOf("?");
+  return q < 0 ? url : url.slice(0, q);
+}
+
+/**
+ * A family of answers read from the confirmed state at the tip (the balance routes, the active
+ * leases), kept per backend (node) and number format (literals, strings): `atTip(ctx, body, key)`
+ * answers `body()` as JSON, or the text kept for `key` since the tip last moved. `key` must name
+ * the route and every parameter its answer depends on: by default the path as sent (`pathOf`),
+ * which does, as nothing else these routes read changes their answer but the number format (a
+ * cache each) and the tip; so two requests that share a key are answered alike. A route whose
+ * answer costs much more than parsing its parameters passes their canonical form, so that every
+ * spelling shares one entry. `body` must read the state at the tip synchronously.
+ */
+export function tipAnswers(bounds: TipTextBounds = {}): (ctx: RouteContext, body: () => unknown, key?: string) => TextReply {
   const cacheFor = tipCaches(bounds);
-  return (ctx, body) => {
+  return (ctx, body, key = pathOf(ctx.req.url)) => {
     const asStrings = wantsBigintStrings(acceptOf(ctx.req));
-    const text = cacheFor(ctx, asStrings).text(ctx.backend.tipId(), ctx.req.url ?? "", () => stringifyJson(body(), undefined, { bigintAsString: asStrings }));
+    const text = cacheFor(ctx, asStrings).text(ctx.backend.tipId(), key, () => stringifyJson(body(), undefined, { bigintAsString: asStrings }));
     return { contentType: jsonContentType(asStrings), text };
   };
 }
 
 /** `tipAnswers` for reads that take awaits (a past height: its answer holds while the tip does). */
-export function tipAnswersAsync(bounds: TipTextBounds = {}): (ctx: RouteContext, body: () => Promise<unknown>) => Promise<TextReply> {
+export function tipAnswersAsync(bounds: TipTextBounds = {}): (ctx: RouteContext, body: () => Promise<unknown>, key?: string) => Promise<TextReply> {
   const cacheFor = tipCaches(bounds);
-  return async (ctx, body) => {
+  return async (ctx, body, key = pathOf(ctx.req.url)) => {
     const asStrings = wantsBigintStrings(acceptOf(ctx.req));
-    const text = await cacheFor(ctx, asStrings).textAsync(ctx.backend.tipId(), ctx.req.url ?? "", async () =>
+    const text = await cacheFor(ctx, asStrings).textAsync(ctx.backend.tipId(), key, async () =>
       stringifyJson(await body(), undefined, { bigintAsString: asStrings }),
     );
     return { contentType: jsonContentType(asStrings), text };

@@ -162,11 +162,11 @@ describe("balances and consensus reads", () => {
   });
 
   it("a read spelled several ways (query, long query, %-escape, other case) is answered alike, and each follows the tip", async () => {
-    // the kept answers are keyed by the URL as sent: every spelling is kept apart and must move with the tip
+    // the kept answers are keyed by the path as sent: the spellings of a path are kept apart and must move with the tip
     const spellings = (a: string): string[] => [
       `/addresses/balance/details/${a}`,
       `/addresses/balance/details/${a}?x=1`,
-      `/addresses/balance/details/${a}?x=${"y".repeat(1_000)}`, // too long a key to keep: answered afresh
+      `/addresses/balance/details/${a}?x=${"y".repeat(1_000)}`,
       `/addresses/balance/details/%${a.charCodeAt(0).toString(16)}${a.slice(1)}`,
       `/Addresses/balance/details/${a}`,
     ];
@@ -188,6 +188,27 @@ describe("balances and consensus reads", () => {
     t.backend.mine();
     const after = await regulars(RECEIVER);
     expect(after).toEqual(start.map((r) => String(BigInt(r) + SENT)));
+  });
+
+  it("a query string does not make a kept balance again: every ?n=… shares the path's answer", async () => {
+    // keyed by the whole URL, each ?n=1, ?n=2, … missed, read the accounts again and took an entry
+    const balances = t.backend.balances.bind(t.backend);
+    let calls = 0;
+    t.backend.balances = (address) => (calls++, balances(address));
+    try {
+      t.backend.mine(); // a new tip: nothing kept
+      const path = `/addresses/balance/details/${RECEIVER}`;
+      const first = await t.get(path);
+      expect(first.status).toBe(200);
+      expect(calls).toBe(1);
+      for (const query of ["?n=1", "?n=2", "?", `?n=${"9".repeat(1_000)}`]) {
+        const r = await t.get(path + query);
+        expect(r.text, query).toBe(first.text);
+      }
+      expect(calls).toBe(1);
+    } finally {
+      t.backend.balances = balances;
+    }
   });
 
   it("confirmations must be a non-negative integer up to 100000", async () => {

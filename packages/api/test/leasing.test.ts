@@ -114,6 +114,36 @@ describe("wallet leases: POST /leasing/lease, /leasing/cancel, GET /leasing/acti
     expect(info.json).toMatchObject({ id: leaseId, type: 8, height, status: "active" });
   });
 
+  it("a lease list is made once per tip however it is spelled: query, address: prefix, %-escape, letter case", async () => {
+    // a hostile client's `?n=1`, `?n=2`, … each made the whole list again (a lease pool's: thousands
+    // of transaction reads) for one unit of read cost, and filled the kept lists with copies
+    t.backend.mine(); // a new tip: nothing kept
+    const height = t.backend.height();
+    const escaped = `%${ADDRESS_2.charCodeAt(0).toString(16)}${ADDRESS_2.slice(1)}`;
+    const spellings = (suffix: string): string[] => [
+      `/leasing/active/${ADDRESS_2}${suffix}`,
+      `/leasing/active/${ADDRESS_2}${suffix}?n=1`,
+      `/leasing/active/${ADDRESS_2}${suffix}?n=2`,
+      `/leasing/active/address:${ADDRESS_2}${suffix}?n=3`,
+      `/leasing/active/${escaped}${suffix}`, // through Express
+      `/Leasing/active/${ADDRESS_2}${suffix}`, // through Express
+    ];
+    const expected = t.backend.activeLeases(ADDRESS_2).map(({ tx, height: h }) => ({ id: tx.id, height: h }));
+    expect(expected.length).toBe(3);
+    for (const suffix of ["", `/at/${height}`]) {
+      const reads = t.backend.activeLeaseReads;
+      for (const path of spellings(suffix)) {
+        const r = await t.get(path);
+        expect(r.status, path).toBe(200);
+        expect((r.json as Json[]).map((l) => ({ id: l["id"], height: l["height"] })), path).toEqual(expected);
+      }
+      expect(t.backend.activeLeaseReads, suffix).toBe(reads + 1);
+      // a bad address or height is still refused after the good ones were kept
+      expectErrorBody(await t.get(`/leasing/active/${ADDRESS_2.slice(0, -1)}${suffix}?n=1`), 400, 102);
+    }
+    expectErrorBody(await t.get(`/leasing/active/${ADDRESS_2}/at/0${height}`), 400, 1);
+  });
+
   it("cancels a lease with leaseId or txId and answers the cancel transaction", async () => {
     const r = await t.post("/leasing/cancel", { sender: ADDRESS_1, leaseId });
     expect(r.status).toBe(200);

@@ -21,7 +21,7 @@ describe("TipTextCache", () => {
     expect(made).toBe(5);
   });
 
-  it("answers a key over its length bound without keeping it (a URL with a long query string)", () => {
+  it("answers a key over its length bound without keeping it (a path long with %-escapes)", () => {
     const cache = new TipTextCache(10, 8);
     let made = 0;
     const make = () => String(++made);

@@ -1,6 +1,6 @@
 /** Leases signed by the node's wallet (interface §4.7–4.8) and the active-lease listing. */
 import { base58Encode } from "@anchord/crypto";
-import { AnchordError, ErrorCode, txToJson, type SignedTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, txToJson, type LeaseTx, type SignedTx } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
 import { MAX_BODY, optionalFee, optionalString, parseAddressText, parseHeight, parseId, requireObject, requirePositiveAmount, requireString } from "../params.js";
 import { queryCount, queryList } from "../query.js";
@@ -31,7 +31,9 @@ export const MAX_LEASE_IDS = 1000;
  * An address's active leases, kept per tip (tipTextCache.ts): the list has no page bound (LTO's
  * route has none), and a lease pool's runs to thousands of leases, each a transaction read and
  * written as JSON; without it, every request for such an address would do all of that again. Its
- * own bounds: a thousand lists and 8 Mi characters per number format.
+ * own bounds: a thousand lists and 8 Mi characters per number format. Kept by the canonical
+ * address (and height), not the URL: a query, a %-escape or an `address:` prefix would otherwise
+ * make the whole list again for one unit of read cost, and fill the bounds with copies.
  */
 const LEASE_LIST_BOUNDS = { maxEntries: 1_000, maxChars: 8 * 1024 * 1024 };
 const activeAtTip = tipAnswers(LEASE_LIST_BOUNDS);
@@ -122,11 +124,10 @@ export const leasingRoutes: RouteDef[] = [
       200: { description: "Lease transactions, each with its height", schema: ref("ConfirmedTransactions"), example: [{ ...EXAMPLE_LEASE_JSON, height: 12 }] },
       400: errorDoc("Invalid address (code 102)"),
     },
-    handler: (ctx) =>
-      activeAtTip(ctx, () => {
-        const address = parseAddressText(ctx.params["address"], ctx.backend.config.chainIdByte);
-        return ctx.backend.activeLeases(address).map(({ tx, height }) => ({ ...txToJson(tx), height }));
-      }),
+    handler: (ctx) => {
+      const address = parseAddressText(ctx.params["address"], ctx.backend.config.chainIdByte);
+      return activeAtTip(ctx, () => ctx.backend.activeLeases(address).map(leaseJson), address);
+    },
   },
   {
     method: "get",
@@ -143,12 +144,11 @@ export const leasingRoutes: RouteDef[] = [
       200: { description: "Lease transactions, each with its height", schema: ref("ConfirmedTransactions"), example: [{ ...EXAMPLE_LEASE_JSON, height: 12 }] },
       400: errorDoc("Invalid address (code 102), or a height above the chain or older than the kept window (code 1)"),
     },
-    handler: (ctx) =>
-      activeAtTipAsync(ctx, async () => {
-        const address = parseAddressText(ctx.params["address"], ctx.backend.config.chainIdByte);
-        const leases = await ctx.backend.leasesAt(address, parseHeight(ctx.params["height"] ?? "", "height"));
-        return leases.map(({ tx, height }) => ({ ...txToJson(tx), height }));
-      }),
+    handler: (ctx) => {
+      const address = parseAddressText(ctx.params["address"], ctx.backend.config.chainIdByte);
+      const height = parseHeight(ctx.params["height"] ?? "", "height");
+      return activeAtTipAsync(ctx, async () => (await ctx.backend.leasesAt(address, height)).map(leaseJson), `${address}/${height}`);
+    },
   },
   {
     method: "get",
@@ -200,6 +200,11 @@ export const leasingRoutes: RouteDef[] = [
     },
   },
 ];
+
+/** A lease in an address's list: its transaction JSON plus the height of its block. */
+function leaseJson({ tx, height }: { readonly tx: LeaseTx; readonly height: number }): Record<string, unknown> {
+  return { ...txToJson(tx), height };
+}
 
 /** Several leases, 1 to MAX_LEASE_IDS ids. */
 function leaseInfos(backend: ApiBackend, ids: readonly unknown[]): Record<string, unknown>[] {
