@@ -17,7 +17,7 @@ import { consoleLogger, type ApiLogger } from "./logger.js";
 import { buildOpenApi, type OpenApiDocument } from "./openapi.js";
 import { createRateLimiters, DEFAULT_RATE_LIMIT, type RateLimitOptions } from "./rateLimit.js";
 import { chargeAnswer } from "./answerGuard.js";
-import { READ_COST } from "./params.js";
+import { READ_COST, answerReadCost } from "./params.js";
 import { costOf, pathParams, routeBodyLimit, routeCost, type Reply, type RouteDef } from "./route.js";
 import { addressRoutes } from "./routes/addresses.js";
 import { blockRoutes } from "./routes/blocks.js";
@@ -84,17 +84,15 @@ export function routeTable(doc: () => OpenApiDocument): RouteDef[] {
 
 export { DEFAULT_RATE_LIMIT, type RateLimitOptions };
 
-function sendReply(res: ServerResponse, reply: Reply, headers: ReplyHeaders): void {
+/** Writes `reply`; returns the answer's size in bytes (0 for a stream). */
+function sendReply(res: ServerResponse, reply: Reply, headers: ReplyHeaders): number {
   if ("stream" in reply) {
     headers.applyTo(res);
     reply.stream(res);
-    return;
+    return 0;
   }
-  if ("json" in reply) {
-    sendJson(res, reply.status ?? 200, reply.json, headers);
-    return;
-  }
-  sendText(res, reply.status ?? 200, reply.contentType, reply.text, headers);
+  if ("json" in reply) return sendJson(res, reply.status ?? 200, reply.json, headers);
+  return sendText(res, reply.status ?? 200, reply.contentType, reply.text, headers);
 }
 
 function checkParamsDocumented(route: RouteDef): void {
@@ -165,30 +163,32 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
       const cost = routeCost(route, params, req);
       // a connection with heavy work outstanding is closed rather than given more
       if (!chargeAnswer(res, cost)) return;
+      /** What this request weighed in the read budget before its answer was made. */
+      let readCharged = 0;
       if (limiters) {
         if (route.method === "post") limiters.write(req, headers);
-        else limiters.read(req, headers, cost);
+        else limiters.read(req, headers, (readCharged = cost));
       }
+      /** Writes the answer, then charges a read for its size beyond what was charged (ANSWER_BYTES_PER_READ_UNIT). */
+      const answer = (reply: Reply): void => {
+        const bytes = sendReply(res, reply, headers);
+        if (limiters === undefined || (route.method === "post" && route.bodyCost === undefined)) return;
+        const extra = answerReadCost(bytes) - readCharged;
+        if (extra > 0) limiters.read(req, headers, extra, false);
+      };
       if (route.body) {
         readJsonBody(req, routeBodyLimit(route, bodyLimit))
           .then((body) => {
             // several lookups in one body weigh in the read budget as that many requests would
-            if (route.bodyCost !== undefined && limiters) limiters.read(req, headers, costOf(route.bodyCost(body)));
+            if (route.bodyCost !== undefined && limiters) limiters.read(req, headers, (readCharged = costOf(route.bodyCost(body))));
             return route.handler({ backend, params, body, req });
           })
-          .then(
-            (reply) => sendReply(res, reply, headers),
-            (e: unknown) => fail(req, res, e, headers),
-          );
+          .then(answer, (e: unknown) => fail(req, res, e, headers));
         return;
       }
       const reply = route.handler({ backend, params, body: undefined, req });
-      if (reply instanceof Promise) {
-        reply.then(
-          (r) => sendReply(res, r, headers),
-          (e: unknown) => fail(req, res, e, headers),
-        );
-      } else sendReply(res, reply, headers);
+      if (reply instanceof Promise) reply.then(answer, (e: unknown) => fail(req, res, e, headers));
+      else answer(reply);
     } catch (e) {
       fail(req, res, e, headers);
     }

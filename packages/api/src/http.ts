@@ -35,9 +35,9 @@ export function wantsBigintStrings(accept: string | undefined): boolean {
  * Writes `body` as JSON with the given status: bigint (amounts, fees, balances, scores) as bare
  * integer literals, or as decimal strings when the request asked for them (`wantsBigintStrings`).
  */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: ReplyHeaders): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: ReplyHeaders): number {
   const asStrings = res.req !== undefined && wantsBigintStrings(acceptOf(res.req));
-  sendText(res, status, jsonContentType(asStrings), stringifyJson(body, undefined, { bigintAsString: asStrings }), headers);
+  return sendText(res, status, jsonContentType(asStrings), stringifyJson(body, undefined, { bigintAsString: asStrings }), headers);
 }
 
 /**
@@ -67,21 +67,22 @@ export function jsonContentType(asStrings: boolean): string {
 
 /**
  * Writes a whole answer, unless queuing it would pass the answer bounds (answerGuard.ts): then
- * its socket is closed instead.
+ * its socket is closed instead. Returns the answer's size in bytes (made, even when not written).
  */
-export function sendText(res: ServerResponse, status: number, contentType: string, text: string, headers?: ReplyHeaders): void {
+export function sendText(res: ServerResponse, status: number, contentType: string, text: string, headers?: ReplyHeaders): number {
   const bytes = Buffer.byteLength(text);
-  if (!reserveAnswer(res, bytes)) return;
+  if (!reserveAnswer(res, bytes)) return bytes;
   if (headers !== undefined) {
     const list = headers.list;
     list.push("Content-Type", contentType, "Content-Length", bytes);
     res.writeHead(status, list).end(text);
-    return;
+    return bytes;
   }
   res.statusCode = status;
   res.setHeader("Content-Type", contentType);
   res.setHeader("Content-Length", bytes);
   res.end(text);
+  return bytes;
 }
 
 /** LTO integer error codes the HTTP layer uses for errors that are not AnchordErrors. */

@@ -46,6 +46,23 @@ export const MAX_BODY = Object.freeze({ default: 32 * 1024, idBatch: 64 * 1024 }
  */
 export const READ_COST = Object.freeze({ block: 100, blockSequenceMax: 300, unconfirmed: 200, document: 10 });
 
+/**
+ * Answers are also weighed by their size, after the fact: a GET (or a POST of lookups) whose answer
+ * is larger than its cost's worth of this many bytes is charged the difference in the read budget
+ * (the answer is still sent; the client's next requests are refused until its window ends). A
+ * route's cost is decided before its work, from its parameters; what a block weighs depends on
+ * what it holds. Measured here: a block of 5,000 transfers (2.2 MB of JSON) takes ~80–100 ms to
+ * read, decode and write, ~4,200 units at 512 bytes, ~20–25 µs of work a unit, against ~15 µs for a
+ * balance lookup (one unit). Weighed 100 before its size counted, one client's budget (100,000 per
+ * 10 s) bought ~1,000 full blocks, ~100 s of CPU every 10 s; now ~24, ~2.4 s.
+ */
+export const ANSWER_BYTES_PER_READ_UNIT = 512;
+
+/** The read units an answer of `bytes` is worth (see ANSWER_BYTES_PER_READ_UNIT). */
+export function answerReadCost(bytes: number): number {
+  return Math.ceil(bytes / ANSWER_BYTES_PER_READ_UNIT);
+}
+
 /** The read cost of `GET /blocks/seq/:from/:to` (its block count, each weighing a block, capped). */
 export function blockSequenceCost(params: Readonly<Record<string, string>>): number {
   const count = Number(params["to"]) - Number(params["from"]) + 1;

@@ -31,8 +31,12 @@ export interface HeaderSink {
   setHeader(name: string, value: string): unknown;
 }
 
-/** Counts a request of weight `cost` (default 1): sets the RateLimit headers, throws 429 past the limit. */
-export type RateLimiter = (req: IncomingMessage, headers: HeaderSink, cost?: number) => void;
+/**
+ * Counts a request of weight `cost` (default 1): sets the RateLimit headers, throws 429 past the
+ * limit. With `refuse` false it only counts (work already done, charged after the fact: the
+ * client's next requests are refused until the window ends).
+ */
+export type RateLimiter = (req: IncomingMessage, headers: HeaderSink, cost?: number, refuse?: boolean) => void;
 
 /** The three budgets of `opts`. */
 export function createRateLimiters(opts: RateLimitOptions, now: () => number = Date.now): { write: RateLimiter; read: RateLimiter; authFailure: RateLimiter } {
@@ -64,7 +68,7 @@ export function createRateLimiter(windowMs: number, max: number, now: () => numb
       windows.delete(k);
     }
   };
-  return (req, headers, cost = 1) => {
+  return (req, headers, cost = 1, refuse = true) => {
     const t = now();
     const key = socketClientKey(req.socket);
     let w = windows.get(key);
@@ -79,7 +83,7 @@ export function createRateLimiter(windowMs: number, max: number, now: () => numb
     const reset = Math.max(0, Math.ceil((w.resetAt - t) / 1000));
     headers.setHeader("RateLimit-Policy", policy);
     headers.setHeader("RateLimit", `limit=${max}, remaining=${remaining}, reset=${reset}`);
-    if (w.count > max) {
+    if (w.count > max && refuse) {
       throw new HttpError(429, LtoCode.UNKNOWN, "too many requests: retry later", { "Retry-After": String(reset) });
     }
   };

@@ -8,6 +8,8 @@ import { base58Encode } from "@anchord/crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApi, silentLogger, startApi, type ApiOptions, type RunningApi } from "../src/index.js";
 import type { AnswerLimits } from "../src/answerGuard.js";
+import { OPENAPI_PATH } from "../src/docsUi.js";
+import { READ_COST, answerReadCost } from "../src/params.js";
 import { MemoryBackend } from "./memoryBackend.js";
 import { waitFor } from "../../../test/utils/wait.js";
 
@@ -166,6 +168,25 @@ describe("per-client budgets", () => {
     expect(limited.status).toBe(429);
     expect(limited.headers.get("retry-after")).not.toBeNull();
     expect(((await limited.json()) as { error: number }).error).toBe(0);
+  });
+});
+
+describe("answers weigh by their size", () => {
+  it("an answer larger than its cost's worth is charged the difference after it is sent", async () => {
+    const api = await serve({ rateLimit: { windowMs: 60_000, max: 600, readCost: 100_000 } });
+    // the OpenAPI document weighs 10 before it is made, and is hundreds of kilobytes
+    const doc = await fetch(`${api.url}${OPENAPI_PATH}`);
+    const bytes = (await doc.arrayBuffer()).byteLength;
+    expect(doc.status).toBe(200);
+    expect(answerReadCost(bytes)).toBeGreaterThan(READ_COST.document);
+    // a small lookup after it shows what the document cost
+    const height = await fetch(`${api.url}/blocks/height`);
+    expect(height.status).toBe(200);
+    expect(height.headers.get("ratelimit")).toMatch(new RegExp(`remaining=${100_000 - answerReadCost(bytes) - 1},`));
+    // past the budget: the next requests are refused until the window ends
+    const tight = await serve({ rateLimit: { windowMs: 60_000, max: 600, readCost: READ_COST.document + 5 } });
+    expect((await fetch(`${tight.url}${OPENAPI_PATH}`)).status).toBe(200);
+    expect((await fetch(`${tight.url}/blocks/height`)).status).toBe(429);
   });
 });
 
