@@ -17,10 +17,17 @@ import { createPublicKey, verify as nodeVerify, type KeyObject } from "node:cryp
 
 export type EcdsaCurve = "secp256k1" | "secp256r1";
 
-/** SPKI DER up to the 33-byte compressed point: id-ecPublicKey with the curve's OID, a BIT STRING of 34 bytes. */
+/**
+ * SPKI DER up to the 33-byte compressed point: id-ecPublicKey with the curve's OID, a BIT STRING of
+ * 34 bytes. (Hex, for the verification worker's source too: verify-worker.ts.)
+ */
+export const ECDSA_SPKI_PREFIX_HEX: Readonly<Record<EcdsaCurve, string>> = {
+  secp256k1: "3036301006072a8648ce3d020106052b8104000a032200",
+  secp256r1: "3039301306072a8648ce3d020106082a8648ce3d030107032200",
+};
 const SPKI_PREFIX: Record<EcdsaCurve, Buffer> = {
-  secp256k1: Buffer.from("3036301006072a8648ce3d020106052b8104000a032200", "hex"),
-  secp256r1: Buffer.from("3039301306072a8648ce3d020106082a8648ce3d030107032200", "hex"),
+  secp256k1: Buffer.from(ECDSA_SPKI_PREFIX_HEX.secp256k1, "hex"),
+  secp256r1: Buffer.from(ECDSA_SPKI_PREFIX_HEX.secp256r1, "hex"),
 };
 
 const COMPRESSED_KEY_LENGTH = 33;

@@ -1,11 +1,12 @@
 /**
  * Batch signature verification off the main thread.
  *
- * Well-formed ed25519 items of a big batch that pass anchord's pre-check (`ed25519PreCheck`) are
- * packed into chunks (one transferred buffer each) and verified by worker threads with the same
- * backend as `verify()` (libsodium, or node:crypto if sodium-native does not load); ECDSA items,
- * malformed items, items the pre-check rejects and small batches are verified on the calling thread
- * with `verify()` from keys.ts, so the answers are identical.
+ * Well-formed items of a big batch (ed25519 ones that pass anchord's pre-check, `ed25519PreCheck`;
+ * ECDSA ones of the right lengths) are packed into chunks (one transferred buffer each) and
+ * verified by worker threads with the same backends as `verify()` (ed25519: libsodium, or
+ * node:crypto if sodium-native does not load; ECDSA: node:crypto as `verifyEcdsa`); malformed
+ * items, items the pre-check rejects and small batches are verified on the calling thread with
+ * `verify()` from keys.ts, so the answers are identical.
  * Workers start on first use, are unref()-ed while idle (a pool never keeps a process alive), and
  * are respawned after a crash; the chunk a crashed worker held is verified inline.
  */
@@ -13,7 +14,7 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { verify, PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, type KeyType } from "./keys.js";
 import { ed25519PreCheck, workerSodiumPath } from "./ed25519.js";
-import { packEd25519Chunk, verifyWorkerSource, type VerifyChunkMessage, type VerifyChunkResult } from "./verify-worker.js";
+import { packChunk, verifyWorkerSource, type VerifyChunkMessage, type VerifyChunkResult } from "./verify-worker.js";
 
 export interface VerifyItem {
   keyType: KeyType;
@@ -25,7 +26,7 @@ export interface VerifyItem {
 export interface VerifyPoolOptions {
   /** Worker threads; 0 verifies everything inline. Default: os.availableParallelism() clamped to 1..8. */
   threads?: number;
-  /** Batches with fewer ed25519 items than this are verified inline on the calling thread. Default 64. */
+  /** Batches with fewer well-formed items than this are verified inline on the calling thread. Default 64. */
   minBatchForWorkers?: number;
 }
 
@@ -79,14 +80,10 @@ interface Slot {
   busy: Chunk | null;
 }
 
-function isPackableEd25519(it: VerifyItem): boolean {
-  return (
-    it.keyType === "ed25519" &&
-    it.publicKey.length === PUBLIC_KEY_LENGTH.ed25519 &&
-    it.signature.length === SIGNATURE_LENGTH &&
-    // The workers run the backend alone: what the pre-check rejects is answered here (false).
-    ed25519PreCheck(it.publicKey, it.signature)
-  );
+function isPackable(it: VerifyItem): boolean {
+  if (it.signature.length !== SIGNATURE_LENGTH || it.publicKey.length !== PUBLIC_KEY_LENGTH[it.keyType]) return false;
+  // The workers run the backend alone: what the pre-check rejects is answered here (false).
+  return it.keyType !== "ed25519" || ed25519PreCheck(it.publicKey, it.signature);
 }
 
 function verifyInline(it: VerifyItem): boolean {
@@ -146,12 +143,12 @@ export class VerifyPool {
     try {
       const offload: number[] = [];
       if (this.#threads > 0 && !this.#workersDisabled) {
-        for (let i = 0; i < items.length; i++) if (isPackableEd25519(items[i])) offload.push(i);
+        for (let i = 0; i < items.length; i++) if (isPackable(items[i])) offload.push(i);
       }
       if (offload.length < Math.max(1, this.#minBatch)) offload.length = 0;
       else this.#enqueue(batch, items, offload);
 
-      // The workers run; meanwhile answer what stays here (ECDSA, malformed, small batches).
+      // The workers run; meanwhile answer what stays here (malformed items, small batches).
       let next = 0;
       for (let i = 0; i < items.length; i++) {
         if (next < offload.length && offload[next] === i) {
@@ -230,7 +227,7 @@ export class VerifyPool {
       while (chunk !== undefined && chunk.batch.settled) chunk = this.#queue.shift();
       if (chunk === undefined) return;
       const worker = slot.worker ?? this.#spawn(slot);
-      const buffer = packEd25519Chunk(chunk.items);
+      const buffer = packChunk(chunk.items);
       const message: VerifyChunkMessage = { id: chunk.id, count: chunk.items.length, buffer };
       slot.busy = chunk;
       worker.ref();

@@ -9,6 +9,7 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { p256 } from "@noble/curves/nist.js";
 import { verifyEcdsa, type EcdsaCurve } from "../src/ecdsa.js";
 import { verify } from "../src/keys.js";
+import { VerifyPool, type VerifyItem } from "../src/verify-pool.js";
 
 const CURVES = { secp256k1, secp256r1: p256 } as const;
 
@@ -34,8 +35,11 @@ describe.each(["secp256k1", "secp256r1"] as const)("ECDSA %s: node:crypto answer
   const p = c.Point.CURVE().p;
   let agreed = 0;
   let accepted = 0;
+  /** Every case, with the answer, for the pool's workers (last test). */
+  const seen: { item: VerifyItem; answer: boolean }[] = [];
   const same = (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array, what: string): void => {
     const ours = verifyEcdsa(curve, publicKey, message, signature);
+    seen.push({ item: { keyType: curve, publicKey, message, signature }, answer: ours });
     expect(ours, what).toBe(reference(curve, publicKey, message, signature));
     // and keys.ts's verify, what the node calls, is this one
     expect(verify(curve, publicKey, message, signature), what).toBe(ours);
@@ -84,6 +88,18 @@ describe.each(["secp256k1", "secp256r1"] as const)("ECDSA %s: node:crypto answer
     same(pk.subarray(0, 32), message, sig, "short key");
     same(c.getPublicKey(sk, false), message, sig, "uncompressed key");
     same(pk, message, sig.subarray(0, 63), "short signature");
+  });
+
+  it("the verification pool's workers give the same answers", async () => {
+    const pool = new VerifyPool({ threads: 2, minBatchForWorkers: 1 });
+    try {
+      expect(await pool.verifyBatch(seen.map((c) => c.item))).toEqual(seen.map((c) => c.answer));
+      // all but the wrong lengths went to the workers
+      const wellFormed = seen.filter((c) => c.item.publicKey.length === 33 && c.item.signature.length === 64).length;
+      expect(pool.stats()).toMatchObject({ verifiedInWorkers: wellFormed, verifiedInline: seen.length - wellFormed });
+    } finally {
+      await pool.close();
+    }
   });
 
   it("exercised both answers", () => {

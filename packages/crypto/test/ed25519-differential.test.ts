@@ -18,7 +18,7 @@ import { ed25519, ED25519_TORSION_SUBGROUP } from "@noble/curves/ed25519.js";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { keyPairFromPrivateSeed, sign, verify, sha256, concatBytes, VerifyPool, type VerifyItem } from "@anchord/crypto";
 import { ed25519Backend, ed25519PreCheck, setEd25519BackendForTesting, verifyEd25519, verifyEd25519Raw, type Ed25519Backend } from "../src/ed25519.js";
-import { packEd25519Chunk, verifyWorkerSource, type VerifyChunkResult } from "../src/verify-worker.js";
+import { packChunk, verifyWorkerSource, type VerifyChunkResult } from "../src/verify-worker.js";
 import { ED25519_VECTORS } from "./ed25519-vectors.data.js";
 
 type Point = InstanceType<typeof ed25519.Point>;
@@ -342,7 +342,7 @@ describe("verification worker", () => {
         worker.once("message", resolve);
         worker.once("error", reject);
       });
-      worker.postMessage({ id: 1, count: cases.length, buffer: packEd25519Chunk(cases) });
+      worker.postMessage({ id: 1, count: cases.length, buffer: packChunk(cases) });
       const { results } = await answer;
       expect([...results].map((r) => r === 1)).toEqual(cases.map((c) => verifyEd25519Raw("node:crypto", c.publicKey, c.message, c.signature)));
       expect([...results].filter((r) => r === 1).length).toBe(VECTORS.length);
