@@ -172,12 +172,38 @@ function checkSignature(block: BlockHeader, config: NetworkConfig, at: string): 
 }
 
 /**
- * What can be checked of a fork's blocks before anything is rolled back, from headers alone: each
- * references the one before it (the first, our block at `common`), carries the generation
- * signature and the base target its parent implies, is not stamped in the future, and is signed by
- * its generator (unless `signatureVerified` says so). A fork's score is the sum of its blocks' base
- * targets' scores, and a forged base target of 1 outscores any chain: without these checks, one
- * decodable block on an old parent made a node roll back to it before finding the block invalid.
+ * What a run of headers shows by itself, signatures aside: each references the one before it (the
+ * first, `common`), carries the generation signature and the base target its parent implies, and
+ * is not stamped in the future. Hashing only: sync runs it on a downloaded batch before checking
+ * any signature of it, and validateForkHeaders before its signature checks. `headerAt` gives the
+ * headers up to `common.height` (the base target's window reaches two blocks below a parent).
+ */
+export function validateHeaderChain(
+  blocks: readonly BlockHeader[],
+  common: ParentRef,
+  headerAt: (height: number) => BlockHeader | undefined,
+  config: NetworkConfig,
+  now: number,
+): void {
+  const header = (height: number): BlockHeader | undefined => (height > common.height ? blocks[height - common.height - 1] : headerAt(height));
+  let parent: ParentRef = common;
+  for (const block of blocks) {
+    const at = `block ${block.id} at height ${parent.height + 1}`;
+    checkReference(block, parent, at);
+    checkGenerationSignature(block, generationSignature(parent.header.generationSignature, block.generator), at);
+    checkBaseTarget(block, baseTargetOn(parent, block.timestamp, timestampThreeBack(parent, header), config), at);
+    checkNotInFuture(block, now, config, at);
+    parent = { header: block, height: parent.height + 1 };
+  }
+}
+
+/**
+ * What can be checked of a fork's blocks before anything is rolled back, from headers alone: the
+ * run of headers (validateHeaderChain, all of it before any signature), then each block's
+ * generator's signature (unless `signatureVerified` says so). A fork's score is the sum of its
+ * blocks' base targets' scores, and a forged base target of 1 outscores any chain: without these
+ * checks, one decodable block on an old parent made a node roll back to it before finding the
+ * block invalid.
  *
  * What needs the fork's own state (the generator's generating balance, hence its eligibility and
  * delay) is left to `validateBlockConsensus` as each block is applied; `headerAt` gives our
@@ -191,15 +217,8 @@ export function validateForkHeaders(
   now: number,
   signatureVerified: (block: BlockHeader) => boolean = () => false,
 ): void {
-  const header = (height: number): BlockHeader | undefined => (height > common.height ? blocks[height - common.height - 1] : headerAt(height));
-  let parent: ParentRef = common;
-  for (const block of blocks) {
-    const at = `fork block ${block.id} at height ${parent.height + 1}`;
-    checkReference(block, parent, at);
-    checkGenerationSignature(block, generationSignature(parent.header.generationSignature, block.generator), at);
-    checkBaseTarget(block, baseTargetOn(parent, block.timestamp, timestampThreeBack(parent, header), config), at);
-    checkNotInFuture(block, now, config, at);
-    if (!signatureVerified(block)) checkSignature(block, config, at);
-    parent = { header: block, height: parent.height + 1 };
-  }
+  validateHeaderChain(blocks, common, headerAt, config, now);
+  blocks.forEach((block, i) => {
+    if (!signatureVerified(block)) checkSignature(block, config, `fork block ${block.id} at height ${common.height + 1 + i}`);
+  });
 }

@@ -20,6 +20,7 @@ import {
   nextBaseTarget,
   validateBlockConsensus,
   validateForkHeaders,
+  validateHeaderChain,
   type ConsensusView,
 } from "@anchord/consensus";
 
@@ -281,6 +282,12 @@ describe("validateForkHeaders", () => {
     const badSig = assembleBlock(f2, sig, [], D);
     expect(check([f1, badSig])).toBe("BLOCK_BAD_SIGNATURE");
     expect(codeOf(() => validateForkHeaders([f1, badSig], at, (h) => main.headerAt(h), main.config, now, (b) => b === badSig))).toBeUndefined();
+    // every header's cheap checks come before any signature's: a bad signature, then a block that
+    // does not follow it (f3 follows f2, not its re-signed twin) is refused for the link
+    expect(check([f1, badSig, f3])).toBe("BLOCK_UNKNOWN_PARENT");
+    // the run of headers alone checks no signature at all (sync runs it before verifying any)
+    expect(codeOf(() => validateHeaderChain([f1, badSig], at, (h) => main.headerAt(h), main.config, now))).toBeUndefined();
+    expect(codeOf(() => validateHeaderChain([f1, badSig, f3], at, (h) => main.headerAt(h), main.config, now))).toBe("BLOCK_UNKNOWN_PARENT");
     // stamped ahead of the clock
     expect(check([f1, f2, f3], f3.timestamp - main.config.maxBlockTimestampDriftMs - 1)).toBe("BLOCK_IN_FUTURE");
   });
