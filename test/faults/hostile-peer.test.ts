@@ -8,7 +8,7 @@
 import * as v8 from "node:v8";
 import * as vm from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addressFromPublicKey, keyPairFromSeed } from "@anchord/crypto";
+import { addressFromPublicKey, base58Encode, keyPairFromSeed } from "@anchord/crypto";
 import { decodeBlock, type Block } from "@anchord/protocol";
 import { MIN_ROUND_GAP_MS, createLogger, type Node } from "@anchord/node";
 import { chainIds, removeDir, sleep, startTestNode, tempDir, testAccount, testGenesis, waitFor } from "../utils/cluster.js";
@@ -68,12 +68,12 @@ function mem(phase: string): { rssMb: number; heapMb: number } {
 /** Each honest node's log lines (info and above), to check why it rejected what it rejected. */
 const logs = new Map<Node, string[]>();
 
-async function startHonest(name: string, seed: string, bootstrap: string[] = []): Promise<Node> {
+async function startHonest(name: string, seed: string, bootstrap: string[] = [], generate = true): Promise<Node> {
   const dataDir = tempDir(`anchord-hostile-${name}-`);
   dirs.push(dataDir);
   const lines: string[] = [];
   const logger = createLogger({ name, level: "info", destination: { write: (line: string) => void lines.push(line) } });
-  const node = await startTestNode({ genesis, seeds: [seed], name, api: false, bootstrap, dataDir, logger });
+  const node = await startTestNode({ genesis, seeds: [seed], name, api: false, bootstrap, dataDir, logger, generate });
   logs.set(node, lines);
   return node;
 }
@@ -84,6 +84,20 @@ function rejectionCodes(n: Node): string[] {
     .get(n)!
     .filter((l) => l.includes("Rejected invalid block from peer"))
     .map((l) => (JSON.parse(l) as { code: string }).code);
+}
+
+/** The height (on a's chain) of the first block a COMMON request names that a holds, else 0: an honest answer. */
+function commonHeightFor(request: Uint8Array): number {
+  for (let i = 0; i < request[1]!; i++) {
+    const h = a.ledger.heightOf(base58Encode(request.subarray(2 + 32 * i, 34 + 32 * i)));
+    if (h !== undefined) return h;
+  }
+  return 0;
+}
+
+/** The first height a BLOCKS request asks for. */
+function fromHeightOf(request: Uint8Array): number {
+  return Number(new DataView(request.buffer, request.byteOffset, request.byteLength).getBigUint64(1));
 }
 
 function connectedTo(n: Node, peerId: string): boolean {
@@ -495,8 +509,9 @@ describe("hostile peer", () => {
     fault("lying sync answer", junk.syncRequests.length);
     await junk.stop();
 
-    // the replayer claims the same and serves, for every request, a block both nodes hold already:
-    // a delivery that adds nothing must end the round, not be asked for again and again
+    // the replayer claims the same and serves, for every request, a block both nodes hold already,
+    // one that does not follow the block it named: refused before any signature of it is checked,
+    // charged each round until banned, and the nodes forge on meanwhile
     const known = await a.ledger.getBlockBytes(a.ledger.height - 1);
     const replayer = await hostile();
     replayer.syncResponder = (req) => {
@@ -508,10 +523,56 @@ describe("hostile peer", () => {
     await waitFor("the replayer was asked for blocks", () => replayer.syncRequests.some((r) => r[0] === 0x02), 20_000);
     const since = { a: a.ledger.height, b: b.ledger.height };
     await waitFor("both nodes forged on while the replayer was connected", () => a.ledger.height - since.a >= 4 && b.ledger.height - since.b >= 4, 30_000);
+    await waitFor("the replayer is banned", () => a.network!.isBanned(replayer.peerId) && b.network!.isBanned(replayer.peerId), 30_000);
     fault("lying sync answer", replayer.syncRequests.length);
-    // skipped after its round: not asked for blocks over and over
-    expect(replayer.syncRequests.filter((r) => r[0] === 0x02).length).toBeLessThanOrEqual(8);
+    // a round per charge, a few charges to the ban: not asked for blocks over and over
+    expect(replayer.syncRequests.filter((r) => r[0] === 0x02).length).toBeLessThanOrEqual(16);
     await replayer.stop();
+  });
+
+  it("refuses a sync batch that does not follow the block the server named before checking any signature of it, bans the server, and still syncs from an honest peer", async () => {
+    const genesisId = a.ledger.headerAt(1)!.idBytes;
+    // a full batch (100 blocks) on a parent nobody has, each block following the one before it,
+    // with 5 validly signed transfers each: 500 signatures (and 100 block signatures) to verify
+    const txs = Array.from({ length: 500 }, (_, i) => transfer(user.seed, g2.address, BigInt(i + 1)));
+    const frames = untimedFlaws.orphanRun(tipOf(a), 100, (i) => txs.slice(5 * i, 5 * i + 5)).map((blk) => encodeBlock(blk));
+    const server = await HostilePeer.create(CHAIN);
+    hostiles.push(server);
+    server.syncResponder = (req) => {
+      if (req[0] === 0x01) return [syncFrames.statusReply(genesisId, BigInt(a.ledger.height + 1000), 1n << 200n, new Uint8Array(32).fill(7))];
+      // "I hold your newest block", then blocks that do not follow it
+      if (req[0] === 0x03) return [syncFrames.commonReply(BigInt(commonHeightFor(req)))];
+      if (req[0] === 0x02) return [syncFrames.blocksHeader(frames.length), ...frames];
+      return "reset";
+    };
+    // a node that does not forge and whose only peer, at first, is the orphan server
+    const c = await startHonest("c", testAccount("hostile-peer c", 0n).seed, [], false);
+    try {
+      await server.dial(c.network!.multiaddrs()[0]!);
+      await waitFor("the orphan server is banned by c", () => c.network!.isBanned(server.peerId), 30_000);
+      const asked = server.syncRequests.filter((r) => r[0] === 0x02);
+      fault("unlinked sync batch", asked.length);
+      expect(asked.length).toBeGreaterThanOrEqual(1);
+      // only ever the blocks after c's tip: nothing was requested ahead of a batch that failed
+      expect(asked.map(fromHeightOf)).toEqual(asked.map(() => 2));
+      // no signature of the batch was verified: none of its transactions is in c's verified cache
+      expect(txs.filter((tx) => c.admission.verified.has(tx))).toHaveLength(0);
+      expect(c.ledger.height).toBe(1);
+      const charged = logs
+        .get(c)!
+        .filter((l) => l.includes("Peer served an invalid block"))
+        .map((l) => (JSON.parse(l) as { code: string }).code);
+      expect(new Set(charged)).toEqual(new Set(["PEER_PROTOCOL_VIOLATION"]));
+      // an honest peer still syncs c, through the same checks
+      const target = a.ledger.height;
+      await c.network!.dial(a.network!.multiaddrs()[0]!);
+      await waitFor("c synced from a", () => c.ledger.height >= target, 30_000);
+      expect(chainIds(c, target)).toEqual(chainIds(a, target));
+      expect(c.network!.misbehaviourPoints(a.network!.peerId)).toBe(0);
+      expect(a.network!.misbehaviourPoints(c.network!.peerId)).toBe(0);
+    } finally {
+      await c.stop();
+    }
   });
 
   it("kept one chain, kept forging, and let no invalid block or transaction in", async () => {

@@ -2,12 +2,14 @@
  * Chain synchronisation. Periodically (and whenever a block with an unknown parent arrives) the
  * node asks its peers for their status; if a peer's cumulative score beats ours it finds the
  * highest common block with a locator of recent block ids, downloads the blocks it lacks in
- * batches, validates them fully and applies them (or switches to the peer's fork when that fork
- * scores higher, never rolling back more than maxRollback blocks). A peer that serves invalid
- * blocks is penalised.
+ * batches, checks that each batch follows the block it was asked after (and its headers) before
+ * verifying any signature of it, validates the blocks fully and applies them (or switches to the
+ * peer's fork when that fork scores higher, never rolling back more than maxRollback blocks). A
+ * peer that serves invalid blocks, or blocks that do not follow the one it named, is penalised.
  */
-import { equalBytes } from "@anchord/crypto";
-import { ErrorCode, blockScore, decodeBlock, isAnchordError, peerAction, type Block } from "@anchord/protocol";
+import { base58Encode, equalBytes } from "@anchord/crypto";
+import { AnchordError, ErrorCode, blockScore, decodeBlock, isAnchordError, peerAction, type Block, type BlockHeader, type NetworkConfig } from "@anchord/protocol";
+import { BASE_TARGET_WINDOW, validateHeaderChain, type ParentRef } from "@anchord/consensus";
 import type { Network, SyncStatus } from "@anchord/network";
 import type { Chain } from "./chain.js";
 import type { Logger } from "./logger.js";
@@ -32,6 +34,57 @@ export const SKIP_UNHELPFUL_PEER_MS = 20_000;
  * back and could get a node banned by its honest peers.
  */
 export const MIN_ROUND_GAP_MS = 500;
+
+/**
+ * Where a downloaded batch must attach: the block it follows, the headers just below it (the base
+ * target's window), and whether the peer vouched for that block (named it in its COMMON answer,
+ * or served it): a batch that does not follow a vouched block is the peer's fault.
+ */
+export interface Attachment {
+  readonly parent: ParentRef;
+  /** The headers at heights parent.height − recent.length + 1 … parent.height. */
+  readonly recent: readonly BlockHeader[];
+  readonly vouched: boolean;
+}
+
+/** The attachment after `blocks`, which followed `at` (the peer served them: vouched). */
+export function attachmentAfter(at: Attachment, blocks: readonly Block[]): Attachment {
+  return { parent: { header: blocks.at(-1)!, height: at.parent.height + blocks.length }, recent: [...at.recent, ...blocks].slice(-BASE_TARGET_WINDOW), vouched: true };
+}
+
+/**
+ * What a batch served for `at` shows before any of its signatures is checked (hashing only): it
+ * follows `at.parent`, each block follows the one before it, and each carries the generation
+ * signature, base target and a timestamp its parent allows (validateHeaderChain). Pure.
+ *
+ * Returns false for a batch that does not follow a block the peer never vouched for (our tip moved
+ * off the block it named meanwhile): nobody's fault, nothing to apply. A batch that does not follow
+ * a vouched block, or whose blocks do not follow each other, throws PEER_PROTOCOL_VIOLATION (the
+ * peer is charged): it answered for heights it does not hold on the chain it named. A consensus
+ * failure throws its own code.
+ */
+export function checkSyncBatch(blocks: readonly Block[], at: Attachment, config: NetworkConfig, now: number): boolean {
+  const first = blocks[0];
+  if (first === undefined) return true;
+  if (!equalBytes(first.reference, at.parent.header.idBytes)) {
+    if (!at.vouched) return false;
+    const height = at.parent.height + 1;
+    throw new AnchordError(ErrorCode.PEER_PROTOCOL_VIOLATION, `sync: the block served at height ${height} does not follow block ${at.parent.header.id}, which the peer named or served`, {
+      height,
+      expected: at.parent.header.id,
+      actual: base58Encode(first.reference),
+    });
+  }
+  const lowest = at.parent.height - at.recent.length + 1;
+  try {
+    validateHeaderChain(blocks, at.parent, (h) => at.recent[h - lowest], config, now);
+  } catch (e) {
+    // past the first block: a block that does not follow the one served before it
+    if (isAnchordError(e, ErrorCode.BLOCK_UNKNOWN_PARENT)) throw new AnchordError(ErrorCode.PEER_PROTOCOL_VIOLATION, `sync: ${e.message}`, e.details);
+    throw e;
+  }
+  return true;
+}
 
 export class Synchronizer {
   private timer: NodeJS.Timeout | undefined;
@@ -164,18 +217,28 @@ export class Synchronizer {
     this.logger.debug({ peer: peerId }, "Peer did not deliver the chain it claimed; skipped for a while");
   }
 
-  private locator(): Uint8Array[] {
+  /** Our recent block ids, then exponentially spaced ones, then the genesis block's (with their heights). */
+  private locator(): { height: number; header: BlockHeader }[] {
     const ledger = this.chain.ledger;
-    const ids: Uint8Array[] = [];
+    const entries: { height: number; header: BlockHeader }[] = [];
     let step = 1;
     for (let h = ledger.height; h >= 1; h -= step) {
       const header = ledger.headerAt(h);
-      if (header) ids.push(header.idBytes);
-      if (ids.length >= 10) step *= 2;
-      if (ids.length > 64) break;
+      if (header) entries.push({ height: h, header });
+      if (entries.length >= 10) step *= 2;
+      if (entries.length > 64) break;
     }
-    ids.push(ledger.headerAt(1)!.idBytes);
-    return ids;
+    entries.push({ height: 1, header: ledger.headerAt(1)! });
+    return entries;
+  }
+
+  /** Where a batch from our block at `height` on attaches (`vouchedId`: the block the peer vouched for). */
+  private attachmentAt(height: number, vouchedId: string | undefined): Attachment {
+    const ledger = this.chain.ledger;
+    const recent: BlockHeader[] = [];
+    for (let h = Math.max(1, height - BASE_TARGET_WINDOW + 1); h <= height; h++) recent.push(ledger.headerAt(h)!);
+    const header = recent.at(-1)!;
+    return { parent: { header, height }, recent, vouched: header.id === vouchedId };
   }
 
   private async fetch(peerId: string, from: number, count: number): Promise<Block[]> {
@@ -197,12 +260,22 @@ export class Synchronizer {
   /** Catches up with (or switches to the chain of) a peer whose score beats ours. */
   async syncFrom(peerId: string, status: SyncStatus): Promise<void> {
     const ledger = this.chain.ledger;
-    const common = await this.network.requestCommonHeight(peerId, this.locator());
+    const config = ledger.config;
+    const locator = this.locator();
+    const common = await this.network.requestCommonHeight(peerId, locator.map((e) => e.header.idBytes));
     if (common < 1) return;
+    // The block the peer says is on its chain: what it serves next must follow it. Each batch is
+    // checked against where it must attach (checkSyncBatch) before any of its signatures is.
+    let vouchedId = locator.find((e) => e.height === common)?.header.id;
     const startHeight = ledger.height;
+    /** Set when the round ends or its pipeline restarts: batches not yet requested are not. */
+    let pipeline = { dropped: false };
     try {
+      // an honest peer answers the height of one of our locator's blocks on its chain (the same
+      // height as ours: the same block), or 0
+      if (vouchedId === undefined) throw new AnchordError(ErrorCode.PEER_PROTOCOL_VIOLATION, `sync: the peer's COMMON answer ${common} is the height of no block we named`, { common });
       if (common < ledger.height) {
-        if (ledger.height - common > ledger.config.maxRollback) {
+        if (ledger.height - common > config.maxRollback) {
           this.logger.warn({ peer: peerId, common, height: ledger.height }, "Peer's fork is deeper than the rollback limit; not switching");
           return;
         }
@@ -210,49 +283,76 @@ export class Synchronizer {
         const fork: Block[] = [];
         let forkScore = ledger.scoreAt(common)!;
         let bytes = 0;
-        let next = common + 1;
-        while (next <= status.height && forkScore <= ledger.score && fork.length < MAX_FORK_BLOCKS && bytes < MAX_FORK_BYTES) {
-          const { blocks, size } = await this.fetchSized(peerId, next, SYNC_BATCH);
+        let at = this.attachmentAt(common, vouchedId);
+        while (at.parent.height < status.height && forkScore <= ledger.score && fork.length < MAX_FORK_BLOCKS && bytes < MAX_FORK_BYTES) {
+          const { blocks, size } = await this.fetchSized(peerId, at.parent.height + 1, SYNC_BATCH);
           if (blocks.length === 0) break;
+          if (!checkSyncBatch(blocks, at, config, Date.now())) return; // our chain moved: next round
           for (const b of blocks) forkScore += blockScore(b.baseTarget);
           fork.push(...blocks);
           bytes += size;
-          next += blocks.length;
+          at = attachmentAfter(at, blocks);
         }
         const switched = await this.chain.switchFork(common, fork, "sync");
         if (!switched) return;
+        vouchedId = fork.at(-1)!.id;
       }
-      // Pipelined: the next batches download and have their signatures verified (worker threads)
-      // while this one is applied. Batches are requested ahead assuming full ones; a short batch
-      // (the peer's byte cap) drops the ones requested after it.
-      const prepare = (from: number): { from: number; blocks: Promise<Block[]> } => {
-        const p = this.fetch(peerId, from, SYNC_BATCH).then(async (blocks) => {
-          await this.chain.preverify(blocks);
-          return blocks;
+      // Pipelined: while one batch is applied, the next ones download and have their signatures
+      // verified (worker threads). Each is requested only once the one before it passed
+      // checkSyncBatch, from the block that one ends with: a batch that does not link (or whose
+      // headers are wrong) is refused before any of its signatures is checked, and nothing is
+      // asked for after it.
+      interface Batch {
+        /** The batch once checkSyncBatch passed (undefined: not requested). */
+        readonly checked: Promise<{ at: Attachment; blocks: Block[] } | undefined>;
+        /** ... and once its signatures were verified (in bulk, into the caches processBlock reads). */
+        readonly verified: Promise<{ at: Attachment; blocks: Block[] } | undefined>;
+      }
+      const request = (where: Promise<Attachment | undefined>, run: { dropped: boolean }): Batch => {
+        const checked = where.then(async (at) => {
+          if (at === undefined || run.dropped) return undefined;
+          const blocks = await this.fetch(peerId, at.parent.height + 1, SYNC_BATCH);
+          // not following a block the peer never vouched for: nothing to apply, the round ends
+          return { at, blocks: checkSyncBatch(blocks, at, config, Date.now()) ? blocks : [] };
         });
-        p.catch(() => undefined); // awaited below, or dropped when the round ends early
-        return { from, blocks: p };
+        const verified = checked.then(async (got) => {
+          if (got !== undefined && !run.dropped) await this.chain.preverify(got.blocks);
+          return got;
+        });
+        // awaited below, or dropped when the round ends early
+        checked.catch(() => undefined);
+        verified.catch(() => undefined);
+        return { checked, verified };
       };
-      const ahead: { from: number; blocks: Promise<Block[]> }[] = [];
+      /** The batch after `prev`, requested once `prev` passed its checks (none past the peer's height). */
+      const following = (prev: Batch, run: { dropped: boolean }): Batch =>
+        request(
+          prev.checked.then((got) => (got !== undefined && got.blocks.length > 0 && got.at.parent.height + got.blocks.length < status.height ? attachmentAfter(got.at, got.blocks) : undefined)),
+          run,
+        );
+      const ahead: Batch[] = [];
       while (!this.stopped && ledger.score < status.score) {
-        if (ahead.length > 0 && ahead[0]!.from !== ledger.height + 1) ahead.length = 0;
-        if (ahead.length === 0) ahead.push(prepare(ledger.height + 1));
-        const from = ahead[0]!.from;
-        const blocks = await ahead.shift()!.blocks;
-        if (blocks.length === 0) break;
-        if (blocks.length < SYNC_BATCH) ahead.length = 0;
-        else {
-          for (let next = (ahead.at(-1)?.from ?? from) + SYNC_BATCH; ahead.length < SYNC_AHEAD && next <= status.height; next += SYNC_BATCH) ahead.push(prepare(next));
+        let batch = ahead.shift();
+        if (batch === undefined) {
+          pipeline.dropped = true;
+          pipeline = { dropped: false };
+          batch = request(Promise.resolve(this.attachmentAt(ledger.height, vouchedId)), pipeline);
         }
+        while (ahead.length < SYNC_AHEAD) ahead.push(following(ahead.at(-1) ?? batch, pipeline));
+        const blocks = (await batch.verified)?.blocks ?? [];
+        if (blocks.length === 0) break;
         const scoreBefore = ledger.score;
         for (const b of blocks) {
           const r = await this.chain.processBlock(b, "sync");
-          if (r.status === "orphan" || r.status === "ignored") return; // the peer or we reorganised meanwhile; next round
+          if (r.status === "orphan" || r.status === "ignored") return; // we reorganised meanwhile; next round
         }
         // A batch that added nothing (blocks this node holds already) is no delivery: asking again
         // would spin with `behind` set, and a peer answering that way would stop forging for as
         // long as it answered. The round ends; with no progress at all the peer is skipped.
         if (ledger.score <= scoreBefore) return;
+        vouchedId = blocks.at(-1)!.id;
+        // the batches ahead follow this one's last block: if our tip is another now, start again from it
+        if (ledger.lastHeader.id !== vouchedId) ahead.length = 0;
         this.progress?.(ledger.height);
         this.behind = status.height > ledger.height + 1;
         if (blocks.length === SYNC_BATCH || ledger.height - startHeight >= SYNC_BATCH) {
@@ -265,6 +365,8 @@ export class Synchronizer {
         this.logger.warn({ peer: peerId, code: e.code }, "Peer served an invalid block");
       }
       throw e;
+    } finally {
+      pipeline.dropped = true;
     }
     if (ledger.height - startHeight > 1) this.logger.info({ peer: peerId, height: ledger.height }, "Synced");
   }

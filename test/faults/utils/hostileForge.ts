@@ -108,6 +108,25 @@ export const untimedFlaws = {
       chainIdByte(tip),
     );
   },
+  /**
+   * `count` well-formed, signed blocks on a parent nobody has, each following the one before it,
+   * block `i` carrying `txsOf(i)`: a batch a sync server can serve as "the blocks after yours".
+   */
+  orphanRun(tip: Tip, count: number, txsOf: (i: number) => readonly SignedTx[]): Block[] {
+    const kp = keyPairFromSeed(`hostile orphan run ${Math.random()}`);
+    const run: Block[] = [];
+    let reference: Uint8Array = randomBytes(32);
+    for (let i = 0; i < count; i++) {
+      const block = createBlock(
+        { timestamp: Date.now(), reference, baseTarget: tip.parent.header.baseTarget, generationSignature: randomBytes(32), transactions: txsOf(i) },
+        kp,
+        chainIdByte(tip),
+      );
+      run.push(block);
+      reference = block.idBytes;
+    }
+    return run;
+  },
   /** a generator with no generating balance at all */
   noStake(tip: Tip): Block {
     const nobody = keyPairFromSeed(`hostile nobody ${Math.random()}`);
