@@ -15,6 +15,7 @@ import { loadOrCreatePeerKey } from "./peerKey.js";
 import { PeerBook, type BanEntry } from "./peerBook.js";
 import { GossipIngress, type GossipVerdict } from "./gossipIngress.js";
 import { SyncServer, type SyncServerHandlers } from "./syncServer.js";
+import { ByteBudget } from "./byteBudget.js";
 import * as syncClient from "./syncClient.js";
 import type { SyncStatus } from "./syncCodec.js";
 import { createHost, DIAL_TIMEOUT_MS, peerIdOfAddr, type GossipSubRouter, type Host } from "./host.js";
@@ -99,6 +100,8 @@ export class Network {
     private readonly logger: NetworkLogger,
     names: ProtocolNames,
     private readonly handlers: NetworkHandlers,
+    /** The bytes of the BLOCKS answers this node is reading or writing, all peers together. */
+    private readonly serving: ByteBudget,
   ) {
     this.peerId = node.peerId.toString();
     this.names = names;
@@ -159,13 +162,15 @@ export class Network {
         handlerTimeoutMs: GOSSIP_HANDLER_TIMEOUT_MS,
       },
     );
-    const network = new Network(opts, node, pubsub, book, ingress, logger, names, handlers);
+    const serving = new ByteBudget(opts.syncMaxServingBytes);
+    const network = new Network(opts, node, pubsub, book, ingress, logger, names, handlers, serving);
     onRejected = (from, topic, reason) => network.misbehaved(from, REJECT_POINTS, `gossip ${topic}: ${reason}`);
 
     const server = new SyncServer({
       handlers,
       timeoutMs: opts.syncRequestTimeoutMs,
       maxResponseBytes: opts.syncMaxResponseBytes,
+      serving,
       logger,
       isBanned: (id) => book.isBanned(id),
       misbehaved: (id, points, reason) => network.misbehaved(id, points, reason),
@@ -324,6 +329,16 @@ export class Network {
   /** Gossipsub score of a peer as this node sees it (0 for unknown peers). */
   peerScore(peerId: string): number {
     return this.pubsub.getScore(peerId);
+  }
+
+  /**
+   * The bytes of BLOCKS answers this node holds for its peers now (`inFlight`, at most
+   * `capacity`, syncMaxServingBytes), the most it ever held at once, and the requests waiting for
+   * their turn.
+   */
+  syncServing(): { capacity: number; inFlight: number; peak: number; waiting: number } {
+    const s = this.serving;
+    return { capacity: s.capacity, inFlight: s.inUse, peak: s.peak, waiting: s.waiting };
   }
 
   // ---- sync client ----

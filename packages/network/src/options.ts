@@ -43,6 +43,13 @@ export interface NetworkOptions {
   gossipHeartbeatMs?: number;
   /** Block bytes this node puts in one BLOCKS response (at most the protocol's 8 MiB). */
   syncMaxResponseBytes?: number;
+  /**
+   * Block bytes of BLOCKS answers this node holds at once, all peers together (being read, or
+   * read and not yet written; at least syncMaxResponseBytes): each answer takes its full
+   * syncMaxResponseBytes while its blocks are read, then what they came to. A request beyond it
+   * waits its turn within its deadline.
+   */
+  syncMaxServingBytes?: number;
 }
 
 export interface ResolvedNetworkOptions extends Required<Omit<NetworkOptions, "announceHost">> {
@@ -64,6 +71,7 @@ export const defaultNetworkOptions = {
   syncRequestTimeoutMs: 10_000,
   gossipHeartbeatMs: 700,
   syncMaxResponseBytes: 8 * MiB,
+  syncMaxServingBytes: 32 * MiB,
 } as const;
 
 /** Sync protocol limits (server and client). */
@@ -103,6 +111,7 @@ export function resolveOptions(opts: NetworkOptions): ResolvedNetworkOptions {
     syncRequestTimeoutMs: opts.syncRequestTimeoutMs ?? defaultNetworkOptions.syncRequestTimeoutMs,
     gossipHeartbeatMs: opts.gossipHeartbeatMs ?? defaultNetworkOptions.gossipHeartbeatMs,
     syncMaxResponseBytes: opts.syncMaxResponseBytes ?? defaultNetworkOptions.syncMaxResponseBytes,
+    syncMaxServingBytes: opts.syncMaxServingBytes ?? defaultNetworkOptions.syncMaxServingBytes,
   };
   validate(r);
   return r;
@@ -135,6 +144,7 @@ function validate(r: ResolvedNetworkOptions): void {
   checkInt("syncRequestTimeoutMs", r.syncRequestTimeoutMs, 100, 600_000);
   checkInt("gossipHeartbeatMs", r.gossipHeartbeatMs, 100, 10_000);
   checkInt("syncMaxResponseBytes", r.syncMaxResponseBytes, 1, syncLimits.maxResponseBytes);
+  checkInt("syncMaxServingBytes", r.syncMaxServingBytes, r.syncMaxResponseBytes, 1024 * MiB);
   if (!(r.banThreshold > 0)) throw invalid("banThreshold", "must be positive");
   const muxers = new Set(r.muxers);
   if (r.muxers.length === 0 || muxers.size !== r.muxers.length || [...muxers].some((m) => m !== "yamux" && m !== "mplex")) {

@@ -1,8 +1,9 @@
 /**
  * Server side of the sync protocol: one request per inbound stream, answered from the node's
  * handlers. Bounded: request frame size, per-request deadline, concurrent streams per peer, a token
- * bucket per peer, response block count and bytes. Garbage requests reset the stream and cost the
- * peer misbehaviour points.
+ * bucket per peer, response block count and bytes, and the bytes of all BLOCKS answers held at
+ * once (a node-wide budget; beyond it requests wait their turn). Garbage requests reset the stream
+ * and cost the peer misbehaviour points.
  */
 import { equalBytes } from "@anchord/crypto";
 import { lpStream, type LengthPrefixedStream } from "@libp2p/utils";
@@ -12,6 +13,7 @@ import { syncLimits } from "./options.js";
 import type { NetworkLogger } from "./logger.js";
 import { errorMessage } from "./logger.js";
 import { RateLimiter } from "./rateLimiter.js";
+import type { BudgetHold, ByteBudget } from "./byteBudget.js";
 import {
   ResultCode,
   decodeRequest,
@@ -26,7 +28,12 @@ import {
 
 export interface SyncServerHandlers {
   getStatus(): SyncStatus | Promise<SyncStatus>;
-  getBlocks(fromHeight: number, count: number): Promise<Uint8Array[]>;
+  /**
+   * Encoded blocks from `fromHeight` on: at most `count` (≤ 100), and no more than `maxBytes` in
+   * all, except that the first block is always given. The reader stops reading once the answer is
+   * full (what it reads past that is wasted: the server drops it).
+   */
+  getBlocks(fromHeight: number, count: number, maxBytes: number): Promise<Uint8Array[]>;
   findCommonHeight(locator: Uint8Array[]): number | Promise<number>;
 }
 
@@ -35,6 +42,8 @@ export interface SyncServerContext {
   timeoutMs: number;
   /** Block bytes per BLOCKS response (≤ syncLimits.maxResponseBytes; one block is always allowed). */
   maxResponseBytes: number;
+  /** The node-wide budget the BLOCKS answers being read or written are held in (≥ maxResponseBytes). */
+  serving: ByteBudget;
   logger: NetworkLogger;
   isBanned(peerId: string): boolean;
   /** Records misbehaviour of a peer (may ban and disconnect it). */
@@ -151,15 +160,29 @@ export class SyncServer {
     peer: string,
   ): Promise<void> {
     let frames: Uint8Array[];
+    /** A BLOCKS answer's bytes, held from before its blocks are read until they are written. */
+    let hold: BudgetHold | undefined;
+    let work: Promise<Uint8Array[]> | undefined;
     try {
-      frames = await untilAborted(this.answer(request), signal);
-    } catch (e) {
-      if (signal.aborted) throw e; // deadline: the caller resets the stream
-      this.ctx.logger.warn({ peer, kind: request.kind, err: errorMessage(e) }, "Sync handler failed");
-      frames = [encodeError(ResultCode.serverError)];
-    }
-    for (const frame of frames) {
-      await lp.write(frame, { signal });
+      try {
+        if (request.kind === "blocks") hold = await this.ctx.serving.take(this.ctx.maxResponseBytes, signal);
+        work = this.answer(request, hold);
+        frames = await untilAborted(work, signal);
+      } catch (e) {
+        if (signal.aborted) throw e; // deadline: the caller resets the stream
+        this.ctx.logger.warn({ peer, kind: request.kind, err: errorMessage(e) }, "Sync handler failed");
+        frames = [encodeError(ResultCode.serverError)];
+      }
+      for (const frame of frames) {
+        await lp.write(frame, { signal });
+      }
+    } finally {
+      // the handler is not cancelled at the deadline: its bytes are held until it is done too
+      if (hold !== undefined) {
+        const held = hold;
+        if (work === undefined) held.release();
+        else void work.then(() => held.release(), () => held.release());
+      }
     }
     if (request.kind === "status" && request.genesisId !== undefined && this.ctx.otherGenesis) {
       const ours = (await this.ctx.handlers.getStatus()).genesisId;
@@ -167,7 +190,7 @@ export class SyncServer {
     }
   }
 
-  private async answer(request: SyncRequest): Promise<Uint8Array[]> {
+  private async answer(request: SyncRequest, hold: BudgetHold | undefined): Promise<Uint8Array[]> {
     const h = this.ctx.handlers;
     switch (request.kind) {
       case "status":
@@ -178,7 +201,7 @@ export class SyncServer {
       }
       case "blocks": {
         const count = Math.min(request.count, syncLimits.maxBlocksPerResponse);
-        const blocks = await h.getBlocks(request.fromHeight, count);
+        const blocks = await h.getBlocks(request.fromHeight, count, this.ctx.maxResponseBytes);
         const out: Uint8Array[] = [];
         let total = 0;
         for (const b of blocks) {
@@ -187,6 +210,7 @@ export class SyncServer {
           out.push(b);
           total += b.length;
         }
+        hold?.shrink(total);
         return [encodeBlocksHeader(out.length), ...out];
       }
     }

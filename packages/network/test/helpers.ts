@@ -47,7 +47,8 @@ export class FakeNode implements NetworkHandlers {
   getStatus(): SyncStatus | Promise<SyncStatus> {
     return this.status;
   }
-  async getBlocks(fromHeight: number, count: number): Promise<Uint8Array[]> {
+  /** Ignores the byte budget: the server's own cap is what the tests check. */
+  async getBlocks(fromHeight: number, count: number, _maxBytes: number): Promise<Uint8Array[]> {
     return this.chain.slice(fromHeight - 1, fromHeight - 1 + count);
   }
   findCommonHeight(locator: Uint8Array[]): number {

@@ -231,6 +231,44 @@ describe("sync protocol", () => {
     expect(digests(big)).toEqual(digests([heavy.chain[10]]));
   });
 
+  it("holds at most syncMaxServingBytes of BLOCKS answers at once, all peers together; the other requests wait their turn and are served", async () => {
+    const gated = new FakeNode();
+    gated.chain = Array.from({ length: 12 }, (_, i) => bytes(200 * 1024, i));
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const reader = { active: 0, peak: 0, budgets: [] as number[] };
+    gated.getBlocks = async (from, count, maxBytes) => {
+      reader.active++;
+      reader.peak = Math.max(reader.peak, reader.active);
+      reader.budgets.push(maxBytes);
+      try {
+        await gate;
+        return await FakeNode.prototype.getBlocks.call(gated, from, count, maxBytes);
+      } finally {
+        reader.active--;
+      }
+    };
+    // room for two answers of 512 KiB at a time
+    const s = await node("serving", { syncMaxResponseBytes: 512 * 1024, syncMaxServingBytes: 1024 * 1024 }, gated);
+    const other = await node("other-client");
+    const askers = [client, other];
+    for (const a of askers) await a.net.dial(addrOf(s));
+    // six requests from two peers (three each: within the per-peer stream limit)
+    const answers = Promise.all(askers.flatMap((a) => [1, 4, 7].map((from) => a.net.requestBlocks(s.net.peerId, from, 3))));
+    await waitFor(() => s.net.syncServing().waiting === 4, 10_000, "four requests waiting for their turn");
+    // two answers read at a time, each holding its whole budget while its blocks are read
+    expect(reader.active).toBe(2);
+    expect(s.net.syncServing().inFlight).toBe(1024 * 1024);
+    open();
+    const got = await answers;
+    // every request served (none refused): two blocks of 200 KiB fit 512 KiB
+    expect(got.map((blocks) => blocks.length)).toEqual([2, 2, 2, 2, 2, 2]);
+    expect(reader.peak).toBe(2);
+    expect(reader.budgets).toEqual(Array.from({ length: 6 }, () => 512 * 1024));
+    expect(s.net.syncServing().peak).toBe(1024 * 1024);
+    await waitFor(() => s.net.syncServing().inFlight === 0, 5_000, "every answer's bytes released");
+  });
+
   it("answers COMMON with the highest known locator height, 0 when none", async () => {
     const unknown = bytes(32, 0xfe);
     expect(await client.net.requestCommonHeight(server.net.peerId, [unknown, bytes(32, 42), bytes(32, 7)])).toBe(42);
