@@ -23,6 +23,7 @@ import { outboxLingerMs, RateMeter } from "./outbox.js";
 import type { TxPool } from "./pool.js";
 import { TxAdmission } from "./txAdmission.js";
 import { Synchronizer } from "./sync.js";
+import { readSyncBlocks } from "./syncBlocks.js";
 import { loadWallet, type Wallet } from "./wallet.js";
 
 /** Largest block this node forges and gossips; the network's gossip cap for blocks is 2 MiB. */
@@ -162,15 +163,7 @@ export class Node {
           onTxMessage: (data, from) => gossip.onTxMessage(data, from),
           onBlockMessage: (data, from) => gossip.onBlockMessage(data, from),
           getStatus: () => ({ genesisId: ledger.headerAt(1)!.idBytes, height: ledger.height, score: ledger.score, tipId: ledger.lastHeader.idBytes }),
-          getBlocks: async (from, count) => {
-            const out: Uint8Array[] = [];
-            for (let h = from; h < from + count && h <= ledger.height; h++) {
-              const bytes = await ledger.getBlockBytes(h);
-              if (!bytes) break;
-              out.push(bytes);
-            }
-            return out;
-          },
+          getBlocks: (from, count, maxBytes) => readSyncBlocks(ledger, from, count, maxBytes),
           findCommonHeight: (locator) => {
             for (const id of locator) {
               const h = ledger.heightOf(base58Encode(id));
