@@ -511,7 +511,7 @@ describe("hostile peer", () => {
 
     // the replayer claims the same and serves, for every request, a block both nodes hold already,
     // one that does not follow the block it named: refused before any signature of it is checked,
-    // charged each round until banned, and the nodes forge on meanwhile
+    // the round ends and the replayer is skipped, and the nodes forge on meanwhile
     const known = await a.ledger.getBlockBytes(a.ledger.height - 1);
     const replayer = await hostile();
     replayer.syncResponder = (req) => {
@@ -523,14 +523,13 @@ describe("hostile peer", () => {
     await waitFor("the replayer was asked for blocks", () => replayer.syncRequests.some((r) => r[0] === 0x02), 20_000);
     const since = { a: a.ledger.height, b: b.ledger.height };
     await waitFor("both nodes forged on while the replayer was connected", () => a.ledger.height - since.a >= 4 && b.ledger.height - since.b >= 4, 30_000);
-    await waitFor("the replayer is banned", () => a.network!.isBanned(replayer.peerId) && b.network!.isBanned(replayer.peerId), 30_000);
     fault("lying sync answer", replayer.syncRequests.length);
-    // a round per charge, a few charges to the ban: not asked for blocks over and over
-    expect(replayer.syncRequests.filter((r) => r[0] === 0x02).length).toBeLessThanOrEqual(16);
+    // skipped after its round: not asked for blocks over and over
+    expect(replayer.syncRequests.filter((r) => r[0] === 0x02).length).toBeLessThanOrEqual(8);
     await replayer.stop();
   });
 
-  it("refuses a sync batch that does not follow the block the server named before checking any signature of it, bans the server, and still syncs from an honest peer", async () => {
+  it("refuses a sync batch that does not follow the block the server named before checking any signature of it, skips the server, and still syncs from an honest peer", async () => {
     const genesisId = a.ledger.headerAt(1)!.idBytes;
     // a full batch (100 blocks) on a parent nobody has, each block following the one before it,
     // with 5 validly signed transfers each: 500 signatures (and 100 block signatures) to verify
@@ -549,7 +548,9 @@ describe("hostile peer", () => {
     const c = await startHonest("c", testAccount("hostile-peer c", 0n).seed, [], false);
     try {
       await server.dial(c.network!.multiaddrs()[0]!);
-      await waitFor("the orphan server is banned by c", () => c.network!.isBanned(server.peerId), 30_000);
+      // (an honest peer that reorganised between its COMMON answer and the blocks answers this way
+      // too: skipped, not charged; it cost no signature check)
+      await waitFor("the orphan server is skipped by c", () => c.sync!.isSkipped(server.peerId), 30_000);
       const asked = server.syncRequests.filter((r) => r[0] === 0x02);
       fault("unlinked sync batch", asked.length);
       expect(asked.length).toBeGreaterThanOrEqual(1);
@@ -558,11 +559,7 @@ describe("hostile peer", () => {
       // no signature of the batch was verified: none of its transactions is in c's verified cache
       expect(txs.filter((tx) => c.admission.verified.has(tx))).toHaveLength(0);
       expect(c.ledger.height).toBe(1);
-      const charged = logs
-        .get(c)!
-        .filter((l) => l.includes("Peer served an invalid block"))
-        .map((l) => (JSON.parse(l) as { code: string }).code);
-      expect(new Set(charged)).toEqual(new Set(["PEER_PROTOCOL_VIOLATION"]));
+      expect(c.network!.isBanned(server.peerId)).toBe(false);
       // an honest peer still syncs c, through the same checks
       const target = a.ledger.height;
       await c.network!.dial(a.network!.multiaddrs()[0]!);

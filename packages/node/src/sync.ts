@@ -7,7 +7,7 @@
  * peer's fork when that fork scores higher, never rolling back more than maxRollback blocks). A
  * peer that serves invalid blocks, or blocks that do not follow the one it named, is penalised.
  */
-import { base58Encode, equalBytes } from "@anchord/crypto";
+import { equalBytes } from "@anchord/crypto";
 import { AnchordError, ErrorCode, blockScore, decodeBlock, isAnchordError, peerAction, type Block, type BlockHeader, type NetworkConfig } from "@anchord/protocol";
 import { BASE_TARGET_WINDOW, validateHeaderChain, type ParentRef } from "@anchord/consensus";
 import type { Network, SyncStatus } from "@anchord/network";
@@ -26,6 +26,29 @@ const MAX_FORK_BYTES = 64 * 1024 * 1024;
  * must not hold every round (and a node catching up) hostage.
  */
 export const SKIP_UNHELPFUL_PEER_MS = 20_000;
+/**
+ * A peer skipped again within STRIKE_MEMORY_MS of its last skip ending is skipped twice as long as
+ * the last time, up to MAX_SKIP_MS: liars that take turns (each claims the best chain, then stalls
+ * until its request times out) would otherwise keep every round between them, each back just as
+ * the last one's turn ends, and an honest peer with the real chain would never be asked. A peer
+ * whose round gains the node anything starts afresh.
+ */
+export const MAX_SKIP_MS = 10 * 60_000;
+const STRIKE_MEMORY_MS = 10 * 60_000;
+/** Peers whose strikes are remembered (the oldest are forgotten first). */
+const MAX_STRIKES_KEPT = 1_000;
+
+/** A peer's skips in a row and when the last one ends. */
+export interface Strikes {
+  readonly count: number;
+  readonly until: number;
+}
+
+/** The skip a peer gets at `now` after `last` (see MAX_SKIP_MS). Pure. */
+export function nextSkip(last: Strikes | undefined, now: number): Strikes {
+  const count = last !== undefined && now - last.until < STRIKE_MEMORY_MS ? last.count + 1 : 1;
+  return { count, until: now + Math.min(MAX_SKIP_MS, SKIP_UNHELPFUL_PEER_MS * 2 ** (Math.min(count, 32) - 1)) };
+}
 
 /**
  * Rounds start at most this often, however often they are asked for. Each round asks every peer
@@ -37,19 +60,17 @@ export const MIN_ROUND_GAP_MS = 500;
 
 /**
  * Where a downloaded batch must attach: the block it follows, the headers just below it (the base
- * target's window), and whether the peer vouched for that block (named it in its COMMON answer,
- * or served it): a batch that does not follow a vouched block is the peer's fault.
+ * target's window).
  */
 export interface Attachment {
   readonly parent: ParentRef;
   /** The headers at heights parent.height − recent.length + 1 … parent.height. */
   readonly recent: readonly BlockHeader[];
-  readonly vouched: boolean;
 }
 
-/** The attachment after `blocks`, which followed `at` (the peer served them: vouched). */
+/** The attachment after `blocks`, which followed `at`. */
 export function attachmentAfter(at: Attachment, blocks: readonly Block[]): Attachment {
-  return { parent: { header: blocks.at(-1)!, height: at.parent.height + blocks.length }, recent: [...at.recent, ...blocks].slice(-BASE_TARGET_WINDOW), vouched: true };
+  return { parent: { header: blocks.at(-1)!, height: at.parent.height + blocks.length }, recent: [...at.recent, ...blocks].slice(-BASE_TARGET_WINDOW) };
 }
 
 /**
@@ -57,24 +78,18 @@ export function attachmentAfter(at: Attachment, blocks: readonly Block[]): Attac
  * follows `at.parent`, each block follows the one before it, and each carries the generation
  * signature, base target and a timestamp its parent allows (validateHeaderChain). Pure.
  *
- * Returns false for a batch that does not follow a block the peer never vouched for (our tip moved
- * off the block it named meanwhile): nobody's fault, nothing to apply. A batch that does not follow
- * a vouched block, or whose blocks do not follow each other, throws PEER_PROTOCOL_VIOLATION (the
- * peer is charged): it answered for heights it does not hold on the chain it named. A consensus
- * failure throws its own code.
+ * Returns false for a batch whose first block does not follow `at.parent`: nothing to apply, the
+ * round ends (and a peer that gave nothing is skipped for a while). Our tip may have moved off the
+ * block the peer named, or the peer may have reorganised between its COMMON answer (or its last
+ * batch) and this request, as an honest peer does under load: not charged, since it cost no
+ * signature check. A batch whose blocks do not follow each other throws PEER_PROTOCOL_VIOLATION
+ * (an honest server's answer is one linked run: readSyncBlocks); a consensus failure throws its
+ * own code (both charged).
  */
 export function checkSyncBatch(blocks: readonly Block[], at: Attachment, config: NetworkConfig, now: number): boolean {
   const first = blocks[0];
   if (first === undefined) return true;
-  if (!equalBytes(first.reference, at.parent.header.idBytes)) {
-    if (!at.vouched) return false;
-    const height = at.parent.height + 1;
-    throw new AnchordError(ErrorCode.PEER_PROTOCOL_VIOLATION, `sync: the block served at height ${height} does not follow block ${at.parent.header.id}, which the peer named or served`, {
-      height,
-      expected: at.parent.header.id,
-      actual: base58Encode(first.reference),
-    });
-  }
+  if (!equalBytes(first.reference, at.parent.header.idBytes)) return false;
   const lowest = at.parent.height - at.recent.length + 1;
   try {
     validateHeaderChain(blocks, at.parent, (h) => at.recent[h - lowest], config, now);
@@ -104,6 +119,8 @@ export class Synchronizer {
   private readyTimer: NodeJS.Timeout | undefined;
   /** peer id → time until which it is not asked (see SKIP_UNHELPFUL_PEER_MS) */
   private readonly skipped = new Map<string, number>();
+  /** peer id → its skips in a row, and when the last one ends (see MAX_SKIP_MS) */
+  private readonly strikes = new Map<string, Strikes>();
   private progress: ((height: number) => void) | undefined;
 
   constructor(
@@ -201,6 +218,7 @@ export class Synchronizer {
     try {
       await this.syncFrom(best.peerId, best.status);
       unhelpful = ledger.score === scoreBefore && ledger.score < best.status.score;
+      if (ledger.score > scoreBefore) this.strikes.delete(best.peerId);
     } catch (e) {
       // failures the peer was not charged for (invalid data was charged: the ban handles that)
       unhelpful = isAnchordError(e, ErrorCode.PEER_TIMEOUT) || isAnchordError(e, ErrorCode.PEER_UNAVAILABLE);
@@ -212,9 +230,19 @@ export class Synchronizer {
     }
   }
 
+  /** Whether `peerId` is left out of sync rounds now (see SKIP_UNHELPFUL_PEER_MS). */
+  isSkipped(peerId: string): boolean {
+    return (this.skipped.get(peerId) ?? 0) > Date.now();
+  }
+
   private skip(peerId: string): void {
-    this.skipped.set(peerId, Date.now() + SKIP_UNHELPFUL_PEER_MS);
-    this.logger.debug({ peer: peerId }, "Peer did not deliver the chain it claimed; skipped for a while");
+    const now = Date.now();
+    const skip = nextSkip(this.strikes.get(peerId), now);
+    this.skipped.set(peerId, skip.until);
+    this.strikes.delete(peerId); // re-inserted: the map's order is oldest first
+    this.strikes.set(peerId, skip);
+    if (this.strikes.size > MAX_STRIKES_KEPT) this.strikes.delete(this.strikes.keys().next().value!);
+    this.logger.debug({ peer: peerId, skips: skip.count, forMs: skip.until - now }, "Peer did not deliver the chain it claimed; skipped for a while");
   }
 
   /** Our recent block ids, then exponentially spaced ones, then the genesis block's (with their heights). */
@@ -232,13 +260,13 @@ export class Synchronizer {
     return entries;
   }
 
-  /** Where a batch from our block at `height` on attaches (`vouchedId`: the block the peer vouched for). */
-  private attachmentAt(height: number, vouchedId: string | undefined): Attachment {
+  /** Where a batch from our block at `height` on attaches. */
+  private attachmentAt(height: number): Attachment {
     const ledger = this.chain.ledger;
     const recent: BlockHeader[] = [];
     for (let h = Math.max(1, height - BASE_TARGET_WINDOW + 1); h <= height; h++) recent.push(ledger.headerAt(h)!);
     const header = recent.at(-1)!;
-    return { parent: { header, height }, recent, vouched: header.id === vouchedId };
+    return { parent: { header, height }, recent };
   }
 
   private async fetch(peerId: string, from: number, count: number): Promise<Block[]> {
@@ -283,7 +311,7 @@ export class Synchronizer {
         const fork: Block[] = [];
         let forkScore = ledger.scoreAt(common)!;
         let bytes = 0;
-        let at = this.attachmentAt(common, vouchedId);
+        let at = this.attachmentAt(common);
         while (at.parent.height < status.height && forkScore <= ledger.score && fork.length < MAX_FORK_BLOCKS && bytes < MAX_FORK_BYTES) {
           const { blocks, size } = await this.fetchSized(peerId, at.parent.height + 1, SYNC_BATCH);
           if (blocks.length === 0) break;
@@ -312,7 +340,7 @@ export class Synchronizer {
         const checked = where.then(async (at) => {
           if (at === undefined || run.dropped) return undefined;
           const blocks = await this.fetch(peerId, at.parent.height + 1, SYNC_BATCH);
-          // not following a block the peer never vouched for: nothing to apply, the round ends
+          // not following the block asked after: nothing to apply, the round ends
           return { at, blocks: checkSyncBatch(blocks, at, config, Date.now()) ? blocks : [] };
         });
         const verified = checked.then(async (got) => {
@@ -336,7 +364,7 @@ export class Synchronizer {
         if (batch === undefined) {
           pipeline.dropped = true;
           pipeline = { dropped: false };
-          batch = request(Promise.resolve(this.attachmentAt(ledger.height, vouchedId)), pipeline);
+          batch = request(Promise.resolve(this.attachmentAt(ledger.height)), pipeline);
         }
         while (ahead.length < SYNC_AHEAD) ahead.push(following(ahead.at(-1) ?? batch, pipeline));
         const blocks = (await batch.verified)?.blocks ?? [];
