@@ -572,6 +572,40 @@ describe("hostile peer", () => {
     }
   });
 
+  it("skips a sync peer that serves a far better chain slower than the chain grows, and syncs from an honest peer", async () => {
+    const genesisId = a.ledger.headerAt(1)!.idBytes;
+    // a's real blocks, one per request, each a block interval late: the node would gain a block a
+    // second while the chain makes one, and never catch up
+    const drip = await HostilePeer.create(CHAIN);
+    hostiles.push(drip);
+    drip.syncResponder = async (req) => {
+      if (req[0] === 0x01) return [syncFrames.statusReply(genesisId, BigInt(a.ledger.height + 1000), 1n << 200n, new Uint8Array(32).fill(7))];
+      if (req[0] === 0x03) return [syncFrames.commonReply(BigInt(commonHeightFor(req)))];
+      if (req[0] === 0x02) {
+        await sleep(1_000); // the drip's own pace (the behaviour under test), not a wait in the test
+        const bytes = await a.ledger.getBlockBytes(fromHeightOf(req));
+        return bytes === undefined ? [syncFrames.blocksHeader(0)] : [syncFrames.blocksHeader(1), bytes];
+      }
+      return "reset";
+    };
+    const d = await startHonest("d", testAccount("hostile-peer d", 0n).seed, [], false);
+    d.sync!.slowRoundGraceMs = 2_000;
+    try {
+      await drip.dial(d.network!.multiaddrs()[0]!);
+      await waitFor("the drip is skipped by d", () => d.sync!.isSkipped(drip.peerId), 30_000);
+      fault("sync drip", drip.syncRequests.filter((r) => r[0] === 0x02).length);
+      // it did deliver (real blocks), just too slowly: skipped, not charged
+      expect(d.ledger.height).toBeGreaterThan(1);
+      expect(d.network!.isBanned(drip.peerId)).toBe(false);
+      const target = a.ledger.height;
+      await d.network!.dial(a.network!.multiaddrs()[0]!);
+      await waitFor("d synced from a", () => d.ledger.height >= target, 30_000);
+      expect(chainIds(d, target)).toEqual(chainIds(a, target));
+    } finally {
+      await d.stop();
+    }
+  });
+
   it("kept one chain, kept forging, and let no invalid block or transaction in", async () => {
     await waitFor("both nodes past height 20", () => Math.min(a.ledger.height, b.ledger.height) >= 20, 30_000);
     const h = Math.min(a.ledger.height, b.ledger.height) - 2;

@@ -38,6 +38,16 @@ const STRIKE_MEMORY_MS = 10 * 60_000;
 /** Peers whose strikes are remembered (the oldest are forgotten first). */
 const MAX_STRIKES_KEPT = 1_000;
 
+/**
+ * A round that has run this long must have gained more than twice the blocks the chain made
+ * meanwhile (one per averageBlockDelayMs), or it ends and its peer is skipped: a peer that claims
+ * a far better chain and serves it a block at a time, each just inside its request's deadline,
+ * would otherwise hold every round, and `behind` (which stops forging), for as long as it liked,
+ * the node never catching up. An honest peer serves whole batches: hundreds of blocks a second
+ * here, a few a second for full 2 MiB blocks.
+ */
+export const SLOW_ROUND_GRACE_MS = 30_000;
+
 /** A peer's skips in a row and when the last one ends. */
 export interface Strikes {
   readonly count: number;
@@ -111,6 +121,8 @@ export class Synchronizer {
   private stopped = true;
   /** catching up: a peer delivered blocks and still has more (the generator waits meanwhile) */
   behind = false;
+  /** See SLOW_ROUND_GRACE_MS (tests shorten it). */
+  slowRoundGraceMs = SLOW_ROUND_GRACE_MS;
   /**
    * Set once a round heard from at least one peer of this network, or after `initialWaitMs`
    * without any: a (re)started generator does not forge on a stale tip before it has asked.
@@ -216,9 +228,9 @@ export class Synchronizer {
     const scoreBefore = ledger.score;
     let unhelpful = false;
     try {
-      await this.syncFrom(best.peerId, best.status);
-      unhelpful = ledger.score === scoreBefore && ledger.score < best.status.score;
-      if (ledger.score > scoreBefore) this.strikes.delete(best.peerId);
+      const slow = await this.syncFrom(best.peerId, best.status);
+      unhelpful = slow || (ledger.score === scoreBefore && ledger.score < best.status.score);
+      if (ledger.score > scoreBefore && !slow) this.strikes.delete(best.peerId);
     } catch (e) {
       // failures the peer was not charged for (invalid data was charged: the ban handles that)
       unhelpful = isAnchordError(e, ErrorCode.PEER_TIMEOUT) || isAnchordError(e, ErrorCode.PEER_UNAVAILABLE);
@@ -285,17 +297,18 @@ export class Synchronizer {
     }
   }
 
-  /** Catches up with (or switches to the chain of) a peer whose score beats ours. */
-  async syncFrom(peerId: string, status: SyncStatus): Promise<void> {
+  /** Catches up with (or switches to the chain of) a peer whose score beats ours; true when it served too slowly (SLOW_ROUND_GRACE_MS). */
+  async syncFrom(peerId: string, status: SyncStatus): Promise<boolean> {
     const ledger = this.chain.ledger;
     const config = ledger.config;
     const locator = this.locator();
     const common = await this.network.requestCommonHeight(peerId, locator.map((e) => e.header.idBytes));
-    if (common < 1) return;
+    if (common < 1) return false;
     // The block the peer says is on its chain: what it serves next must follow it. Each batch is
     // checked against where it must attach (checkSyncBatch) before any of its signatures is.
     let vouchedId = locator.find((e) => e.height === common)?.header.id;
     const startHeight = ledger.height;
+    const startedAt = Date.now();
     /** Set when the round ends or its pipeline restarts: batches not yet requested are not. */
     let pipeline = { dropped: false };
     try {
@@ -305,7 +318,7 @@ export class Synchronizer {
       if (common < ledger.height) {
         if (ledger.height - common > config.maxRollback) {
           this.logger.warn({ peer: peerId, common, height: ledger.height }, "Peer's fork is deeper than the rollback limit; not switching");
-          return;
+          return false;
         }
         // Download only as much of the fork as it takes to beat our score (bounded in count and bytes).
         const fork: Block[] = [];
@@ -315,14 +328,14 @@ export class Synchronizer {
         while (at.parent.height < status.height && forkScore <= ledger.score && fork.length < MAX_FORK_BLOCKS && bytes < MAX_FORK_BYTES) {
           const { blocks, size } = await this.fetchSized(peerId, at.parent.height + 1, SYNC_BATCH);
           if (blocks.length === 0) break;
-          if (!checkSyncBatch(blocks, at, config, Date.now())) return; // our chain moved: next round
+          if (!checkSyncBatch(blocks, at, config, Date.now())) return false; // our chain moved: next round
           for (const b of blocks) forkScore += blockScore(b.baseTarget);
           fork.push(...blocks);
           bytes += size;
           at = attachmentAfter(at, blocks);
         }
         const switched = await this.chain.switchFork(common, fork, "sync");
-        if (!switched) return;
+        if (!switched) return false;
         vouchedId = fork.at(-1)!.id;
       }
       // Pipelined: while one batch is applied, the next ones download and have their signatures
@@ -372,16 +385,21 @@ export class Synchronizer {
         const scoreBefore = ledger.score;
         for (const b of blocks) {
           const r = await this.chain.processBlock(b, "sync");
-          if (r.status === "orphan" || r.status === "ignored") return; // we reorganised meanwhile; next round
+          if (r.status === "orphan" || r.status === "ignored") return false; // we reorganised meanwhile; next round
         }
         // A batch that added nothing (blocks this node holds already) is no delivery: asking again
         // would spin with `behind` set, and a peer answering that way would stop forging for as
         // long as it answered. The round ends; with no progress at all the peer is skipped.
-        if (ledger.score <= scoreBefore) return;
+        if (ledger.score <= scoreBefore) return false;
         vouchedId = blocks.at(-1)!.id;
         // the batches ahead follow this one's last block: if our tip is another now, start again from it
         if (ledger.lastHeader.id !== vouchedId) ahead.length = 0;
         this.progress?.(ledger.height);
+        const elapsed = Date.now() - startedAt;
+        if (elapsed > this.slowRoundGraceMs && ledger.height - startHeight <= (2 * elapsed) / config.averageBlockDelayMs) {
+          this.logger.warn({ peer: peerId, gained: ledger.height - startHeight, seconds: Math.round(elapsed / 1000) }, "Peer serves its chain slower than the chain grows; skipped for a while");
+          return true;
+        }
         this.behind = status.height > ledger.height + 1;
         if (blocks.length === SYNC_BATCH || ledger.height - startHeight >= SYNC_BATCH) {
           this.logger.info({ peer: peerId, height: ledger.height, target: status.height }, "Sync progress");
@@ -397,5 +415,6 @@ export class Synchronizer {
       pipeline.dropped = true;
     }
     if (ledger.height - startHeight > 1) this.logger.info({ peer: peerId, height: ledger.height }, "Synced");
+    return false;
   }
 }
