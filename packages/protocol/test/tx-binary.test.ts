@@ -143,6 +143,29 @@ describe("decodeTx rejects", () => {
     expectCode(() => decodeTx(envelope(lease2, [], Uint8Array.of(1, 1, ...lease.senderPublicKey)), T), "UNSUPPORTED_VERSION", "sponsored v2");
   });
 
+  it("anchor counts and lengths, and attachments, past the rules before any view is made", () => {
+    // anchor v3: … fee ‖ count(2) ‖ (length(2) ‖ anchor)*, one anchor of 32 bytes in the vector
+    const anchor = fromHex(vec("anchor v3").bodyHex);
+    expect(anchor.subarray(anchor.length - 36, anchor.length - 32)).toEqual(Uint8Array.of(0, 1, 0, 32));
+    const head = anchor.subarray(0, anchor.length - 36);
+    const withAnchors = (...parts: Uint8Array[]): Uint8Array => envelope(concatBytes(head, ...parts));
+    const oneByte = concatBytes(uint16BE(1), Uint8Array.of(7));
+    // a u16 count of one-byte anchors: 21,000 views from ~63 KB (a block of them: hundreds of MB)
+    expectCode(() => decodeTx(withAnchors(uint16BE(21_000), ...Array<Uint8Array>(21_000).fill(oneByte)), T), "INVALID_ANCHOR", "21,000 anchors");
+    expectCode(() => decodeTx(withAnchors(uint16BE(101), ...Array<Uint8Array>(101).fill(oneByte)), T), "INVALID_ANCHOR", "101 anchors");
+    expectCode(() => decodeTx(withAnchors(uint16BE(0)), T), "INVALID_ANCHOR", "no anchor");
+    expectCode(() => decodeTx(withAnchors(uint16BE(1), uint16BE(81), new Uint8Array(81)), T), "INVALID_ANCHOR", "81-byte anchor");
+    expectCode(() => decodeTx(withAnchors(uint16BE(1), uint16BE(0)), T), "INVALID_ANCHOR", "empty anchor");
+    // the limits themselves pass
+    expect(decodeTx(withAnchors(uint16BE(100), ...Array<Uint8Array>(100).fill(concatBytes(uint16BE(80), new Uint8Array(80)))), T).type).toBe(15);
+    // transfer v3 is lease v3's body (type 4 for 8) ‖ attachment length(2) ‖ attachment
+    const transferHead = Uint8Array.from(fromHex(vec("lease v3").bodyHex));
+    transferHead[0] = 4;
+    const withAttachment = (n: number): Uint8Array => envelope(concatBytes(transferHead, uint16BE(n), new Uint8Array(n)));
+    expectCode(() => decodeTx(withAttachment(141), T), "INVALID_FIELD", "141-byte attachment");
+    expect(decodeTx(withAttachment(140), T).type).toBe(4);
+  });
+
   it("values the factories refuse: negative amount, lease v2 flag, bad recipient", () => {
     const negative = Uint8Array.from(body);
     negative.fill(0xff, body.length - 8);

@@ -6,6 +6,7 @@
 import { KEY_TYPE_BY_BYTE, PUBLIC_KEY_LENGTH, base58Encode, type KeyType } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "../errors.js";
 import { ByteReader } from "./reader.js";
+import { MAX_ANCHORS, MAX_ANCHOR_BYTES, MAX_ATTACHMENT_BYTES, anchorCountError, anchorLengthError, attachmentLengthError } from "./validate.js";
 import { TX_VERSIONS, TxType, type UnsignedTxFields } from "./types.js";
 
 export interface GenesisFields {
@@ -41,11 +42,27 @@ function readKeyType(r: ByteReader): KeyType {
   return kt;
 }
 
+/**
+ * The anchors, their count and lengths checked before any view is made: a body's u16 count and
+ * lengths would otherwise let one 2 MiB block carry ~700,000 one-byte anchors, each an object
+ * (~65 MB of heap for a block a peer can gossip; the stateless rules refused it only after).
+ */
 function readAnchors(r: ByteReader): Uint8Array[] {
   const count = r.u16();
+  if (count < 1 || count > MAX_ANCHORS) throw anchorCountError(count);
   const anchors: Uint8Array[] = [];
-  for (let i = 0; i < count; i++) anchors.push(r.bytes(r.u16()));
+  for (let i = 0; i < count; i++) {
+    const length = r.u16();
+    if (length < 1 || length > MAX_ANCHOR_BYTES) throw anchorLengthError(i, { length });
+    anchors.push(r.bytes(length));
+  }
   return anchors;
+}
+
+function readAttachment(r: ByteReader): Uint8Array {
+  const length = r.u16();
+  if (length > MAX_ATTACHMENT_BYTES) throw attachmentLengthError();
+  return r.bytes(length);
 }
 
 const readRecipient = (r: ByteReader): string => base58Encode(r.bytes(26));
@@ -62,7 +79,7 @@ function parseV3(r: ByteReader, type: Exclude<TxType, 1>, chainId: number): Unsi
     case TxType.Transfer: {
       const recipient = readRecipient(r);
       const amount = r.i64();
-      return { type, ...base, recipient, amount, attachment: r.bytes(r.u16()) };
+      return { type, ...base, recipient, amount, attachment: readAttachment(r) };
     }
     case TxType.Lease:
       return { type, ...base, recipient: readRecipient(r), amount: r.i64() };
@@ -82,7 +99,7 @@ function parseOld(r: ByteReader, type: Exclude<TxType, 1>, version: number, chai
       const amount = r.i64();
       const fee = r.i64();
       const recipient = readRecipient(r);
-      return { type, version, timestamp, fee, senderKeyType, senderPublicKey, recipient, amount, attachment: r.bytes(r.u16()) };
+      return { type, version, timestamp, fee, senderKeyType, senderPublicKey, recipient, amount, attachment: readAttachment(r) };
     }
     case TxType.Lease: {
       const flag = r.u8();
