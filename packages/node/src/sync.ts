@@ -33,18 +33,19 @@ export const SKIP_UNHELPFUL_PEER_MS = 20_000;
  * the last one's turn ends, and an honest peer with the real chain would never be asked. A peer
  * whose round gains the node anything starts afresh.
  */
-export const MAX_SKIP_MS = 10 * 60_000;
+export const MAX_SKIP_MS = 3 * 60_000;
 const STRIKE_MEMORY_MS = 10 * 60_000;
 /** Peers whose strikes are remembered (the oldest are forgotten first). */
 const MAX_STRIKES_KEPT = 1_000;
 
 /**
- * A round that has run this long must have gained more than twice the blocks the chain made
- * meanwhile (one per averageBlockDelayMs), or it ends and its peer is skipped: a peer that claims
- * a far better chain and serves it a block at a time, each just inside its request's deadline,
- * would otherwise hold every round, and `behind` (which stops forging), for as long as it liked,
- * the node never catching up. An honest peer serves whole batches: hundreds of blocks a second
- * here, a few a second for full 2 MiB blocks.
+ * Once a round has waited this long for its peer's answers, it must have applied more than twice
+ * the blocks the chain makes in that time (one per averageBlockDelayMs), or it ends and its peer
+ * is skipped (once, not more each time: it did deliver). A peer that claims a far better chain and
+ * serves it a block at a time, each just inside its request's deadline, would otherwise hold every
+ * round, and `behind` (which stops forging), for as long as it liked, the node never catching up.
+ * Only the time spent waiting for answers counts, not this node's own checking and applying: an
+ * honest peer's answers come in milliseconds here, a full batch each.
  */
 export const SLOW_ROUND_GRACE_MS = 30_000;
 
@@ -229,8 +230,9 @@ export class Synchronizer {
     let unhelpful = false;
     try {
       const slow = await this.syncFrom(best.peerId, best.status);
-      unhelpful = slow || (ledger.score === scoreBefore && ledger.score < best.status.score);
-      if (ledger.score > scoreBefore && !slow) this.strikes.delete(best.peerId);
+      if (ledger.score > scoreBefore) this.strikes.delete(best.peerId);
+      if (slow) this.skipOnce(best.peerId);
+      else unhelpful = ledger.score === scoreBefore && ledger.score < best.status.score;
     } catch (e) {
       // failures the peer was not charged for (invalid data was charged: the ban handles that)
       unhelpful = isAnchordError(e, ErrorCode.PEER_TIMEOUT) || isAnchordError(e, ErrorCode.PEER_UNAVAILABLE);
@@ -245,6 +247,11 @@ export class Synchronizer {
   /** Whether `peerId` is left out of sync rounds now (see SKIP_UNHELPFUL_PEER_MS). */
   isSkipped(peerId: string): boolean {
     return (this.skipped.get(peerId) ?? 0) > Date.now();
+  }
+
+  /** Skips `peerId` for SKIP_UNHELPFUL_PEER_MS, leaving its strikes as they are. */
+  private skipOnce(peerId: string): void {
+    this.skipped.set(peerId, Date.now() + SKIP_UNHELPFUL_PEER_MS);
   }
 
   private skip(peerId: string): void {
@@ -308,7 +315,9 @@ export class Synchronizer {
     // checked against where it must attach (checkSyncBatch) before any of its signatures is.
     let vouchedId = locator.find((e) => e.height === common)?.header.id;
     const startHeight = ledger.height;
-    const startedAt = Date.now();
+    /** Blocks this round applied, and the time it waited for the peer's answers (see SLOW_ROUND_GRACE_MS). */
+    let applied = 0;
+    let waited = 0;
     /** Set when the round ends or its pipeline restarts: batches not yet requested are not. */
     let pipeline = { dropped: false };
     try {
@@ -335,6 +344,7 @@ export class Synchronizer {
           at = attachmentAfter(at, blocks);
         }
         const switched = await this.chain.switchFork(common, fork, "sync");
+        if (switched) applied += fork.length;
         if (!switched) return false;
         vouchedId = fork.at(-1)!.id;
       }
@@ -352,7 +362,9 @@ export class Synchronizer {
       const request = (where: Promise<Attachment | undefined>, run: { dropped: boolean }): Batch => {
         const checked = where.then(async (at) => {
           if (at === undefined || run.dropped) return undefined;
+          const asked = Date.now();
           const blocks = await this.fetch(peerId, at.parent.height + 1, SYNC_BATCH);
+          waited += Date.now() - asked;
           // not following the block asked after: nothing to apply, the round ends
           return { at, blocks: checkSyncBatch(blocks, at, config, Date.now()) ? blocks : [] };
         });
@@ -395,9 +407,9 @@ export class Synchronizer {
         // the batches ahead follow this one's last block: if our tip is another now, start again from it
         if (ledger.lastHeader.id !== vouchedId) ahead.length = 0;
         this.progress?.(ledger.height);
-        const elapsed = Date.now() - startedAt;
-        if (elapsed > this.slowRoundGraceMs && ledger.height - startHeight <= (2 * elapsed) / config.averageBlockDelayMs) {
-          this.logger.warn({ peer: peerId, gained: ledger.height - startHeight, seconds: Math.round(elapsed / 1000) }, "Peer serves its chain slower than the chain grows; skipped for a while");
+        applied += blocks.length;
+        if (waited > this.slowRoundGraceMs && applied <= (2 * waited) / config.averageBlockDelayMs) {
+          this.logger.warn({ peer: peerId, applied, waitedSeconds: Math.round(waited / 1000) }, "Peer serves its chain slower than the chain grows; skipped for a while");
           return true;
         }
         this.behind = status.height > ledger.height + 1;
