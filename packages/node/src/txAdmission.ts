@@ -165,8 +165,8 @@ export class TxAdmission {
    * `fundsFirst` (gossip) refuses a transaction whose sender or sponsor cannot pay it before its
    * signature is checked (`FundsAhead`, with what the batch's transactions ahead of it change): a
    * peer's batches of validly signed transactions from unfunded keys, or of more transactions
-   * than one key can pay for, would otherwise cost a verification each (an ECDSA one ~2 ms of main
-   * thread), with no penalty (a refusal for funds is "ignore"). A client of the API, held to its
+   * than one key can pay for, would otherwise cost a verification each, with no penalty (a refusal
+   * for funds is "ignore"). A client of the API, held to its
    * write budget, is told about a bad signature first, as it always was (code 101;
    * test/e2e/balances-random.test.ts).
    */
@@ -193,7 +193,7 @@ export class TxAdmission {
         // a flood at the minimum fee (or with bad signatures) then costs no verification each
         this.outbids(tx);
         todo.push(i);
-        ahead?.record(tx);
+        ahead?.record(this.overlay, tx);
       } catch (e) {
         out[i] = asError(e);
       }

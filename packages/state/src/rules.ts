@@ -156,22 +156,26 @@ function paymentsOf(tx: Transaction): Payment[] | undefined {
  * TxAdmission.addMany): whoever pays for a transaction (its sender, or its sponsor for the fee)
  * can, at the state `view` plus what the transactions ahead of it in the same batch changed.
  * Every type is checked, so a batch of validly signed transactions from unfunded keys costs no
- * verification each (an ECDSA one is ~1.5–2.3 ms of main thread); and the debits of the ones
- * ahead count too, so one funded key cannot have a thousand transactions of one batch verified
- * when its balance pays for one.
+ * verification each; and the debits of the ones ahead count too, so one funded key cannot have a
+ * thousand transactions of one batch verified when its balance pays for one.
  *
  * The changes ahead are those of the transactions the caller `record`s (the ones that passed every
- * check before the signatures), credits and debits alike. One of them that then fails its
- * signature check can so make one behind it be refused that would have passed: only in a batch
- * that carries a bad signature, and a refusal for funds costs the sending peer nothing.
+ * check before the signatures), credits and debits alike, each transaction once, a cancel only if
+ * the lease it names is active and its sender's. One of them that `applyTx` then refuses (a bad
+ * signature, a block that brought it meanwhile) can so make one behind it be refused that would
+ * have passed; a refusal for funds costs the sending peer nothing, and the transaction reaches
+ * this node again from others.
  */
 export class FundsAhead {
   readonly #regular = new Map<string, bigint>();
   readonly #available = new Map<string, bigint>();
   readonly #released = new Set<string>();
+  readonly #recorded = new Set<string>();
 
   /** Throws INSUFFICIENT_FUNDS, as applyTx would, when a payer of `tx` cannot pay it; else returns. */
   check(view: StateView, tx: Transaction): void {
+    // a second copy of a transaction ahead is counted once (admission answers it "duplicate")
+    if (this.#recorded.has(tx.id)) return;
     const list = paymentsOf(tx);
     if (list === undefined) return;
     for (const p of list) {
@@ -186,8 +190,14 @@ export class FundsAhead {
     }
   }
 
-  /** Counts `tx`'s changes for the transactions behind it in the batch. */
-  record(tx: Transaction): void {
+  /** Counts `tx`'s changes for the transactions behind it in the batch (`view`: as for check). */
+  record(view: StateView, tx: Transaction): void {
+    if (this.#recorded.has(tx.id)) return;
+    this.#recorded.add(tx.id);
+    if (tx.type === TxType.CancelLease) {
+      const lease = view.lease(tx.leaseId);
+      if (lease === undefined || lease.status !== "active" || lease.sender !== tx.sender) return;
+    }
     const list = paymentsOf(tx);
     if (list === undefined) return;
     for (const p of list) {

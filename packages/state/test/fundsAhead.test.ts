@@ -33,7 +33,7 @@ function preCheck(view: StateView, batch: readonly SignedTx[]): (string | undefi
   const ahead = new FundsAhead();
   return batch.map((tx) => {
     const c = code(() => ahead.check(view, tx));
-    if (c === undefined) ahead.record(tx);
+    if (c === undefined) ahead.record(view, tx);
     return c;
   });
 }
@@ -82,6 +82,19 @@ describe("FundsAhead", () => {
     applyTx(leased, l, ctx);
     expect(preCheck(leased, [lease(alice, bob, 5n * TOKEN)])).toEqual(["INSUFFICIENT_FUNDS"]);
     expect(preCheck(leased, [cancel(alice, l.id, { fee: FEE / 2n }), lease(alice, bob, 5n * TOKEN, { fee: FEE / 2n })])).toEqual([undefined, undefined]);
+  });
+
+  it("does not count what applyTx will not take: a cancel of an unknown or another's lease, a transaction twice", () => {
+    const view = state([[alice, 5n * TOKEN], [bob, 5n * TOKEN]]);
+    const unknown = cancel(alice, lease(bob, alice, TOKEN).id); // never applied: unknown here
+    const spendAll = transfer(alice, bob, 4n * TOKEN); // 4 + 1 fee: all alice has
+    expect(preCheck(view, [unknown, spendAll])).toEqual([undefined, undefined]);
+    const leased = createOverlay(view);
+    const bobs = lease(bob, alice, TOKEN);
+    applyTx(leased, bobs, ctx);
+    expect(preCheck(leased, [cancel(alice, bobs.id), transfer(alice, bob, 4n * TOKEN)])).toEqual([undefined, undefined]);
+    // the same transaction twice in a batch weighs once
+    expect(preCheck(view, [spendAll, spendAll])).toEqual([undefined, undefined]);
   });
 
   it("never refuses what applyTx, in order, accepts (random batches)", () => {
