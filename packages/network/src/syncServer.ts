@@ -95,6 +95,12 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
 
 export class SyncServer {
   private readonly inFlight = new Map<string, number>();
+  /**
+   * The tail of each peer's BLOCKS answers, which run one after another: one peer then holds at
+   * most one answer's bytes of the node-wide budget. With its concurrent streams a single peer that
+   * asked for large blocks and did not read could hold all of it, every other peer waiting behind.
+   */
+  private readonly blocksTurns = new Map<string, Promise<void>>();
   private readonly limiter = new RateLimiter(syncLimits.requestsPerSecond, syncLimits.requestBurst);
 
   constructor(private readonly ctx: SyncServerContext) {}
@@ -163,9 +169,20 @@ export class SyncServer {
     /** A BLOCKS answer's bytes, held from before its blocks are read until they are written. */
     let hold: BudgetHold | undefined;
     let work: Promise<Uint8Array[]> | undefined;
+    /** This BLOCKS answer's turn among its peer's (see blocksTurns). */
+    let turn: { readonly done: () => void; readonly tail: Promise<void> } | undefined;
     try {
       try {
-        if (request.kind === "blocks") hold = await this.ctx.serving.take(this.ctx.maxResponseBytes, signal);
+        if (request.kind === "blocks") {
+          const before = this.blocksTurns.get(peer);
+          let done!: () => void;
+          const mine = new Promise<void>((resolve) => (done = resolve));
+          const tail = before === undefined ? mine : before.then(() => mine);
+          this.blocksTurns.set(peer, tail);
+          turn = { done, tail };
+          if (before !== undefined) await untilAborted(before, signal);
+          hold = await this.ctx.serving.take(this.ctx.maxResponseBytes, signal);
+        }
         work = this.answer(request, hold);
         frames = await untilAborted(work, signal);
       } catch (e) {
@@ -177,6 +194,10 @@ export class SyncServer {
         await lp.write(frame, { signal });
       }
     } finally {
+      if (turn !== undefined) {
+        turn.done();
+        if (this.blocksTurns.get(peer) === turn.tail) this.blocksTurns.delete(peer);
+      }
       // the handler is not cancelled at the deadline: its bytes are held until it is done too
       if (hold !== undefined) {
         const held = hold;

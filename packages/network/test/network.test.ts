@@ -231,7 +231,7 @@ describe("sync protocol", () => {
     expect(digests(big)).toEqual(digests([heavy.chain[10]]));
   });
 
-  it("holds at most syncMaxServingBytes of BLOCKS answers at once, all peers together; the other requests wait their turn and are served", async () => {
+  it("holds at most syncMaxServingBytes of BLOCKS answers at once, all peers together, one per peer; the other requests wait their turn and are served", async () => {
     const gated = new FakeNode();
     gated.chain = Array.from({ length: 12 }, (_, i) => bytes(200 * 1024, i));
     let open!: () => void;
@@ -251,12 +251,13 @@ describe("sync protocol", () => {
     // room for two answers of 512 KiB at a time
     const s = await node("serving", { syncMaxResponseBytes: 512 * 1024, syncMaxServingBytes: 1024 * 1024 }, gated);
     const other = await node("other-client");
-    const askers = [client, other];
+    const third = await node("third-client");
+    const askers = [client, other, third];
     for (const a of askers) await a.net.dial(addrOf(s));
-    // six requests from two peers (three each: within the per-peer stream limit)
-    const answers = Promise.all(askers.flatMap((a) => [1, 4, 7].map((from) => a.net.requestBlocks(s.net.peerId, from, 3))));
-    await waitFor(() => s.net.syncServing().waiting === 4, 10_000, "four requests waiting for their turn");
-    // two answers read at a time, each holding its whole budget while its blocks are read
+    // six requests from three peers, two each: each peer's answers one after the other, and of the
+    // three peers' first answers two fit the budget; the third waits for its turn in it
+    const answers = Promise.all(askers.flatMap((a) => [1, 7].map((from) => a.net.requestBlocks(s.net.peerId, from, 3))));
+    await waitFor(() => s.net.syncServing().waiting === 1, 10_000, "one request waiting for the budget");
     expect(reader.active).toBe(2);
     expect(s.net.syncServing().inFlight).toBe(1024 * 1024);
     open();
@@ -267,6 +268,27 @@ describe("sync protocol", () => {
     expect(reader.budgets).toEqual(Array.from({ length: 6 }, () => 512 * 1024));
     expect(s.net.syncServing().peak).toBe(1024 * 1024);
     await waitFor(() => s.net.syncServing().inFlight === 0, 5_000, "every answer's bytes released");
+  });
+
+  it("reads one peer's BLOCKS answers one after the other, however many it asks for at once", async () => {
+    const counted = new FakeNode();
+    counted.chain = Array.from({ length: 12 }, (_, i) => bytes(1024, i));
+    const reader = { active: 0, peak: 0 };
+    counted.getBlocks = async (from, count, maxBytes) => {
+      reader.active++;
+      reader.peak = Math.max(reader.peak, reader.active);
+      try {
+        await new Promise((resolve) => setImmediate(resolve));
+        return await FakeNode.prototype.getBlocks.call(counted, from, count, maxBytes);
+      } finally {
+        reader.active--;
+      }
+    };
+    const s = await node("one-at-a-time", {}, counted);
+    await client.net.dial(addrOf(s));
+    const got = await Promise.all([1, 4, 7].map((from) => client.net.requestBlocks(s.net.peerId, from, 3)));
+    expect(got.map((blocks) => blocks.length)).toEqual([3, 3, 3]);
+    expect(reader.peak).toBe(1);
   });
 
   it("answers COMMON with the highest known locator height, 0 when none", async () => {
