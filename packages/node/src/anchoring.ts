@@ -82,7 +82,9 @@ export class AnchorBatcher {
   anchor(hash: Uint8Array): Promise<AnchorStatus> {
     const onChain = this.ledger.anchor(hash);
     if (onChain) return this.acknowledgeOnChain(hash, onChain);
-    const pending = this.pool.pendingAnchors(hash).find((id) => this.journal.own.has(id));
+    // one still being submitted is not acknowledged yet (its pool write may fail): its hashes wait
+    // for it below, in `inflight`, and share its outcome
+    const pending = this.pool.pendingAnchors(hash).find((id) => this.journal.own.has(id) && !this.signing.has(id));
     if (pending !== undefined) return Promise.resolve({ txId: pending });
     const key = toHex(hash);
     const existing = this.inflight.get(key);
@@ -170,14 +172,18 @@ export class AnchorBatcher {
       return out;
     });
     await this.journal.forget(finalOwn, finalForeign);
+    // An entry is forgotten once its hashes are held again by something else: the lost
+    // transaction itself may be back meanwhile (gossip, a peer's block), and is then kept.
     for (const id of lostOwn) {
       const hashes = await this.journal.hashesOf(id);
       this.logger.warn({ txId: id, anchors: hashes.length }, "Acknowledged anchor transaction left the pool and the chain; anchoring its hashes again");
-      if (await this.reanchor(hashes)) await this.journal.forget([id], []);
+      const held = await this.reanchor(hashes);
+      if (held !== undefined && !held.some((a) => a.txId === id)) await this.journal.forget([id], []);
     }
     for (const f of lostForeign) {
       this.logger.warn({ hash: f.hex }, "Acknowledged hash left the chain with someone else's transaction; anchoring it again");
-      if (await this.reanchor([f.hash])) await this.journal.forget([], [f.hex]);
+      const held = await this.reanchor([f.hash]);
+      if (held !== undefined && !held.some((a) => a.txId === this.journal.foreign.get(f.hex)?.txId)) await this.journal.forget([], [f.hex]);
     }
   }
 
@@ -190,12 +196,15 @@ export class AnchorBatcher {
     return { height, blockId: this.ledger.headerAt(height)!.id };
   }
 
-  /** Anchors `hashes` again (each reuses what now holds it); true once every one is held again. */
-  private async reanchor(hashes: readonly Uint8Array[]): Promise<boolean> {
+  /** Anchors `hashes` again (each reuses what now holds it): what holds each, or undefined if any failed. */
+  private async reanchor(hashes: readonly Uint8Array[]): Promise<AnchorStatus[] | undefined> {
     const results = await Promise.allSettled(hashes.map((h) => this.anchor(h)));
-    const failed = results.filter((r) => r.status === "rejected");
-    if (failed.length) this.logger.error({ failed: failed.length, err: String((failed[0] as PromiseRejectedResult).reason) }, "Re-anchoring failed; trying again after the next block");
-    return failed.length === 0;
+    const held: AnchorStatus[] = [];
+    for (const r of results) if (r.status === "fulfilled") held.push(r.value);
+    if (held.length === results.length) return held;
+    const failed = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    this.logger.error({ failed: results.length - held.length, err: String(failed.reason) }, "Re-anchoring failed; trying again after the next block");
+    return undefined;
   }
 
   private schedule(): void {

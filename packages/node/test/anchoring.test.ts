@@ -82,4 +82,39 @@ describe("AnchorBatcher", () => {
     await pool.close();
     await ledger.close();
   });
+
+  it("keeps the journal entry of a lost transaction that is back by the time its hashes are anchored again", async () => {
+    const dir = tempDir();
+    const genesis = genesisFor([[node, 10_000n]]);
+    let ledger = await openLedger(genesis, join(dir, "chain"));
+    let admission = await TxAdmission.open(ledger, { dir: join(dir, "pool"), maxSize: 100 }, silentLogger());
+    let journal = await AnchorJournal.open(join(dir, "journal"));
+    let batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
+    const hash = new Uint8Array(randomBytes(32));
+    const first = (await batcher.anchor(hash)).txId;
+    const tx = admission.pool.all().find((t) => t.id === first)!;
+    await batcher.close();
+    await admission.pool.close();
+    await ledger.close();
+    // the pool lost it; after the sweep decided so (under the chain's lock), a peer gossips it back
+    rmSync(join(dir, "pool"), { recursive: true, force: true });
+    ledger = await openLedger(genesis, join(dir, "chain"));
+    admission = await TxAdmission.open(ledger, { dir: join(dir, "pool"), maxSize: 100 }, silentLogger());
+    journal = await AnchorJournal.open(join(dir, "journal"));
+    const gossipedBack = async <T>(fn: () => Promise<T>): Promise<T> => {
+      const decided = await fn();
+      if (!admission.pool.has(tx.id)) await admission.add(tx);
+      return decided;
+    };
+    batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, gossipedBack, silentLogger());
+    batcher.requestSweep();
+    await batcher.sweepsDone();
+    // its hash is held by the very transaction the entry names: the entry stays, nothing new was made
+    expect(admission.pool.pendingAnchor(hash)).toBe(first);
+    expect(journal.own.has(first)).toBe(true);
+    expect(admission.pool.size).toBe(1);
+    await batcher.close();
+    await admission.pool.close();
+    await ledger.close();
+  });
 });
