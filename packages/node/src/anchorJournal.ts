@@ -13,6 +13,7 @@
  */
 import { ClassicLevel } from "classic-level";
 import { base58Decode, base58Encode } from "@anchord/crypto";
+import { AnchordError, ErrorCode } from "@anchord/protocol";
 
 const TX = 0x54; // "T"
 const FOREIGN = 0x46; // "F"
@@ -60,7 +61,29 @@ export class AnchorJournal {
   /** Hashes acknowledged on a foreign transaction in a block, not yet final: hex → tx id (and where a sweep last found the hash). */
   readonly foreign = new Map<string, { hash: Uint8Array; txId: string; seen?: SeenInBlock }>();
 
+  /** The first failed write: the journal then refuses every write (see storageFailure). */
+  private failure: AnchordError | undefined;
+
   private constructor(private readonly db: ClassicLevel<Uint8Array, Uint8Array>) {}
+
+  /**
+   * Set once a write failed (disk full, I/O error). After a failed write LevelDB may lose later
+   * writes at the next open, so nothing more is written, as with the ledger and the pool; the node
+   * refuses writes (503) until it is restarted with a usable disk.
+   */
+  get storageFailure(): AnchordError | undefined {
+    return this.failure;
+  }
+
+  private async write(what: string, fn: () => Promise<void>): Promise<void> {
+    if (this.failure) throw this.failure;
+    try {
+      await fn();
+    } catch (e) {
+      this.failure ??= new AnchordError(ErrorCode.STORAGE, `writing to the anchor journal failed (${what}): ${e instanceof Error ? e.message : String(e)}`);
+      throw this.failure;
+    }
+  }
 
   static async open(dir: string): Promise<AnchorJournal> {
     const db = new ClassicLevel<Uint8Array, Uint8Array>(dir, { keyEncoding: "view", valueEncoding: "view" });
@@ -82,7 +105,7 @@ export class AnchorJournal {
 
   /** Records (synced) an own anchor transaction and its hashes. */
   async recordOwn(txId: string, hashes: readonly Uint8Array[]): Promise<void> {
-    await this.db.put(key(TX, base58Decode(txId)), joinHashes(hashes), { sync: true });
+    await this.write("own", () => this.db.put(key(TX, base58Decode(txId)), joinHashes(hashes), { sync: true }));
     this.own.set(txId, undefined);
   }
 
@@ -90,7 +113,7 @@ export class AnchorJournal {
   async recordForeign(hash: Uint8Array, txId: string): Promise<void> {
     const hex = Buffer.from(hash).toString("hex");
     if (this.foreign.get(hex)?.txId === txId) return;
-    await this.db.put(key(FOREIGN, hash), base58Decode(txId), { sync: true });
+    await this.write("foreign", () => this.db.put(key(FOREIGN, hash), base58Decode(txId), { sync: true }));
     this.foreign.set(hex, { hash: Uint8Array.from(hash), txId });
   }
 
@@ -112,7 +135,7 @@ export class AnchorJournal {
       ops.push({ type: "del", key: key(FOREIGN, Buffer.from(hex, "hex")) });
       this.foreign.delete(hex);
     }
-    await this.db.batch(ops);
+    await this.write("forget", () => this.db.batch(ops));
   }
 
   async close(): Promise<void> {

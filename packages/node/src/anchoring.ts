@@ -66,6 +66,11 @@ export class AnchorBatcher {
   private readonly signer: WalletAccount | undefined;
   private readonly pool: TxPool;
 
+  /** The anchor journal's first failed write, if any (see AnchorJournal.storageFailure). */
+  get storageFailure(): AnchordError | undefined {
+    return this.journal.storageFailure;
+  }
+
   /** The wallet account that signs the node's anchors (none when the wallet is empty). */
   account(): WalletAccount | undefined {
     return this.signer;

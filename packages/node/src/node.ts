@@ -247,9 +247,9 @@ export class Node {
     if (result === "added") this.queueGossip(tx);
   }
 
-  /** The first failed write of the ledger or the pool (disk full, I/O error), if any. */
+  /** The first failed write of the ledger, the pool or the anchor journal (disk full, I/O error), if any. */
   get storageFailure(): AnchordError | undefined {
-    return this.ledger.storageFailure ?? this.admission.storageFailure;
+    return this.ledger.storageFailure ?? this.admission.storageFailure ?? this.anchoring.storageFailure;
   }
 
   /**

@@ -117,4 +117,24 @@ describe("AnchorBatcher", () => {
     await admission.pool.close();
     await ledger.close();
   });
+
+  it("a failed journal write poisons the journal: later writes are refused, and the batcher reports it", async () => {
+    const ledger = await openLedger(genesisFor([[node, 10_000n]]));
+    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
+    const journal = await AnchorJournal.open(join(tempDir(), "journal"));
+    const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
+    const ok = await batcher.anchor(new Uint8Array(randomBytes(32)));
+    expect(batcher.storageFailure).toBeUndefined();
+    // its LevelDB goes away under it, as a failing disk's writes would
+    await journal.close();
+    await expect(batcher.anchor(new Uint8Array(randomBytes(32)))).rejects.toMatchObject({ code: "STORAGE" });
+    const failure = batcher.storageFailure;
+    expect(failure?.code).toBe("STORAGE");
+    // every later write is refused with the same failure, whatever it is
+    await expect(journal.recordForeign(new Uint8Array(randomBytes(32)), ok.txId)).rejects.toBe(failure);
+    await expect(journal.forget([ok.txId], [])).rejects.toBe(failure);
+    await batcher.close();
+    await admission.pool.close();
+    await ledger.close();
+  });
 });
