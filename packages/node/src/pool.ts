@@ -51,8 +51,13 @@ export class TxPool {
   private inSeqOrder = true;
   private lastInsertedSeq = -1n;
   private readonly byFee = new IndexedHeap<PoolEntry>(evictedBefore);
-  /** hex(anchor) → ids of the pooled anchor transactions carrying it, first pooled first */
-  private readonly anchors = new Map<string, string[]>();
+  /**
+   * hex(anchor) → the id of the pooled anchor transaction carrying it, or the ids (first pooled
+   * first) when several do. A Set, not a list: removing one of many transactions carrying the same
+   * hash was a scan and copy of the list, quadratic for a pool filled with copies of one hash; and
+   * one id alone is a plain string, as nearly every hash has one (no object per anchor).
+   */
+  private readonly anchors = new Map<string, string | Set<string>>();
   /** encoded bytes (latin1) → pooled transaction, so blocks reuse it instead of decoding it again */
   private readonly byBytes = new Map<string, SignedTx>();
   private seq = 0n;
@@ -128,12 +133,14 @@ export class TxPool {
 
   /** Id of the first pooled anchor transaction that carries `hash`. */
   pendingAnchor(hash: Uint8Array): string | undefined {
-    return this.anchors.get(toHex(hash))?.[0];
+    const held = this.anchors.get(toHex(hash));
+    return held === undefined || typeof held === "string" ? held : held.values().next().value;
   }
 
   /** Ids of every pooled anchor transaction that carries `hash`, first pooled first. */
   pendingAnchors(hash: Uint8Array): readonly string[] {
-    return this.anchors.get(toHex(hash)) ?? [];
+    const held = this.anchors.get(toHex(hash));
+    return held === undefined ? [] : typeof held === "string" ? [held] : [...held];
   }
 
   /** The pooled transaction encoded as exactly `bytes`, if any (decodeBlock's knownTx). */
@@ -175,9 +182,10 @@ export class TxPool {
     if (tx.type === TxType.Anchor) {
       for (const a of tx.anchors) {
         const hex = toHex(a);
-        const ids = this.anchors.get(hex);
-        if (ids) ids.push(tx.id);
-        else this.anchors.set(hex, [tx.id]);
+        const held = this.anchors.get(hex);
+        if (held === undefined) this.anchors.set(hex, tx.id);
+        else if (typeof held === "string") this.anchors.set(hex, new Set([held, tx.id]));
+        else held.add(tx.id);
       }
     }
     this.byBytes.set(bytesKey, tx);
@@ -194,9 +202,15 @@ export class TxPool {
     if (tx.type === TxType.Anchor) {
       for (const a of tx.anchors) {
         const hex = toHex(a);
-        const ids = this.anchors.get(hex)?.filter((x) => x !== id);
-        if (ids?.length) this.anchors.set(hex, ids);
-        else this.anchors.delete(hex);
+        const held = this.anchors.get(hex);
+        if (held === undefined) continue;
+        if (typeof held === "string") {
+          if (held === id) this.anchors.delete(hex);
+          continue;
+        }
+        held.delete(id);
+        if (held.size === 1) this.anchors.set(hex, held.values().next().value!);
+        else if (held.size === 0) this.anchors.delete(hex);
       }
     }
     if (this.byBytes.get(entry.bytesKey) === tx) this.byBytes.delete(entry.bytesKey);

@@ -85,6 +85,35 @@ describe("Admission and the pool", () => {
     await ledger.close();
   });
 
+  it("indexes every pooled transaction carrying the same hash, first pooled first, as they come and go", async () => {
+    const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n]]));
+    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
+    const pool = admission.pool;
+    const hash = new Uint8Array(32).fill(9);
+    const other = new Uint8Array(32).fill(10);
+    const carriers = [1, 2, 3, 4].map((i) => signed(i % 2 ? alice : bob, { type: 15, fee: 35_000_000n + BigInt(i), anchors: i === 2 ? [hash, other] : [hash] }));
+    for (const [i, tx] of carriers.entries()) pool.insert(tx, BigInt(i + 1));
+    const ids = carriers.map((t) => t.id);
+    expect(pool.pendingAnchors(hash)).toEqual(ids);
+    expect(pool.pendingAnchor(hash)).toBe(ids[0]);
+    expect(pool.pendingAnchors(other)).toEqual([ids[1]]);
+    pool.remove(ids[0]!);
+    pool.remove(ids[2]!);
+    expect(pool.pendingAnchors(hash)).toEqual([ids[1], ids[3]]);
+    expect(pool.pendingAnchor(hash)).toBe(ids[1]);
+    pool.remove(ids[1]!);
+    expect(pool.pendingAnchors(hash)).toEqual([ids[3]]);
+    expect(pool.pendingAnchors(other)).toEqual([]);
+    pool.insert(carriers[0]!, 9n);
+    expect(pool.pendingAnchors(hash)).toEqual([ids[3], ids[0]]);
+    pool.remove(ids[3]!);
+    pool.remove(ids[0]!);
+    expect(pool.pendingAnchor(hash)).toBeUndefined();
+    expect(pool.pendingAnchors(hash)).toEqual([]);
+    await pool.close();
+    await ledger.close();
+  });
+
   it("keeps pooled order by sequence number, also when entries come in out of order", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n]]));
     const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
