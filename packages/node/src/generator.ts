@@ -14,7 +14,7 @@
  * for (a later one, after a late timer, only widens the transactions' time window).
  */
 import { equalBytes } from "@anchord/crypto";
-import { BLOCK_HEADER_WITH_SIGNATURE_LENGTH, createBlock, transactionsRoot, type Block, type SignedTx } from "@anchord/protocol";
+import { BLOCK_HEADER_WITH_SIGNATURE_LENGTH, ErrorCode, createBlock, isAnchordError, transactionsRoot, type Block, type SignedTx } from "@anchord/protocol";
 import { expectedBlockFields, type ExpectedBlockFields } from "@anchord/consensus";
 import type { Chain } from "./chain.js";
 import type { TxPool } from "./pool.js";
@@ -220,6 +220,9 @@ export class Generator {
       }
     } catch (e) {
       this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, "Forging failed");
+      // the block could not be written: forging again at once on the same tip would sign and
+      // gossip another block of the same height, again and again, until the node stops us
+      if (isAnchordError(e, ErrorCode.STORAGE)) this.stop();
     } finally {
       this.forging = false;
       if (!this.stopped && !this.timer) this.reschedule();

@@ -204,7 +204,7 @@ export class Node {
         this.wallet,
         (block) => this.publishBlock(block),
         logger.child({ module: "generator" }),
-        { maxTransactions: ledger.config.maxBlockTransactions, maxBlockBytes: MAX_GOSSIP_BLOCK_BYTES, canForge: () => (this.sync?.ready ?? true) && !(this.sync?.behind ?? false) },
+        { maxTransactions: ledger.config.maxBlockTransactions, maxBlockBytes: MAX_GOSSIP_BLOCK_BYTES, canForge: () => this.storageFailure === undefined && (this.sync?.ready ?? true) && !(this.sync?.behind ?? false) },
       );
       this.generator.start();
     }
