@@ -39,10 +39,12 @@ export const MAX_LISTED_ENCODED_BYTES = 2 * 1024 * 1024;
 export const MAX_BODY = Object.freeze({ default: 32 * 1024, idBatch: 64 * 1024 });
 
 /**
- * Weights in the per-client read budget (`RouteDef.cost`, rateLimit.ts), roughly the largest
- * answer in units of ~10 KB: a lookup weighs 1; a block (up to thousands of transactions) 100; a
- * block range as much as the blocks it can answer before MAX_BLOCK_SEQUENCE_TRANSACTIONS or
- * MAX_LISTED_ENCODED_BYTES stops it (about three full blocks' worth); the pool listing 200.
+ * Weights in the per-client read budget charged before a request's work (`RouteDef.cost`,
+ * rateLimit.ts), from its parameters alone: a lookup weighs 1; a block (up to thousands of
+ * transactions) 100; a block range as much as the blocks it can answer before
+ * MAX_BLOCK_SEQUENCE_TRANSACTIONS or MAX_LISTED_ENCODED_BYTES stops it (about three full blocks'
+ * worth); the pool listing 200. The answer's size is charged again after it is sent, beyond these
+ * (ANSWER_BYTES_PER_READ_UNIT): a full block comes to thousands of units.
  */
 export const READ_COST = Object.freeze({ block: 100, blockSequenceMax: 300, unconfirmed: 200, document: 10 });
 
