@@ -216,6 +216,21 @@ describe("the web page in a browser", () => {
     await shot("verify");
   });
 
+  it("verify: a valid proof of another hash than the one asked about is not taken", async () => {
+    const proof = await get<Record<string, unknown>>(`/hash/${ANCHORED_HASH}/proof`);
+    const asked = "ab".repeat(32);
+    // a node (or a proxy) answering the wrong question: a genuine proof, of ANCHORED_HASH
+    await page.route(`**/hash/${asked}/proof`, (route) => route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(proof) }));
+    try {
+      await page.goto(`${base}/#/verify/${asked}`);
+      await page.waitForSelector("#result[data-state=invalid]");
+      expect(await page.textContent("#result")).toContain("another hash");
+      expect(await page.textContent("#proof-hash")).toBe(ANCHORED_HASH);
+    } finally {
+      await page.unroute(`**/hash/${asked}/proof`);
+    }
+  });
+
   it("verify: a file never anchored is said to be so", async () => {
     await dropFile("label.drop", "never.txt", Buffer.from(`never anchored ${Math.random()}`));
     await page.waitForSelector("#result[data-state=unknown]");

@@ -118,19 +118,41 @@ export async function checkHash(hexHash: string): Promise<{ view: HTMLElement; s
   } catch (e) {
     return { view: message("error", "The node did not answer", (e as Error).message), state: "error" };
   }
-  const bundle = JSON.parse(text) as ProofBundle;
+  let bundle: ProofBundle;
+  try {
+    bundle = JSON.parse(text) as ProofBundle;
+  } catch {
+    return { view: message("error", "The node's answer is not a proof", text.slice(0, 200)), state: "error" };
+  }
   const result = verifyProofBundle(bundle);
+  // a proof that holds, but of another hash (a node or a proxy answering the wrong question)
+  if (result.facts && result.facts.hash.toLowerCase() !== hexHash.toLowerCase()) {
+    return {
+      view: h(
+        "section",
+        { class: "panel bad", id: "result", "data-state": "invalid", "aria-labelledby": "result-title" },
+        h("h2", { id: "result-title" }, "Not verified: the proof is for another hash"),
+        h("p", null, "Asked about ", h("code", null, hexHash), ", the node answered with a proof of ", h("code", { id: "proof-hash" }, result.facts.hash), "."),
+      ),
+      state: "invalid",
+    };
+  }
   let live: Live | undefined;
   if (result.facts) {
-    const s = await nodeStatus();
-    let sameBlock: boolean | undefined;
+    // what the node says now is extra: the proof stands without it, and is shown if it fails
     try {
-      const hdr = await api<{ id: string }>(`blocks/headers/at/${result.facts.height}`);
-      sameBlock = hdr.id === result.facts.blockId;
+      const s = await nodeStatus();
+      let sameBlock: boolean | undefined;
+      try {
+        const hdr = await api<{ id: string }>(`blocks/headers/at/${result.facts.height}`);
+        sameBlock = hdr.id === result.facts.blockId;
+      } catch {
+        sameBlock = undefined;
+      }
+      live = { tip: s.blockchainHeight, sameBlock };
     } catch {
-      sameBlock = undefined;
+      live = undefined;
     }
-    live = { tip: s.blockchainHeight, sameBlock };
   }
   return { view: proofView(result, bundle, JSON.stringify(bundle, null, 2), "node", live), state: result.valid ? "valid" : "invalid" };
 }
