@@ -102,6 +102,18 @@ describe("proof bundles from a live devnet", () => {
     expect(bad.status).toBe(1);
     expect(bad.stdout).toContain("failed check: the block header is signed by its generator");
 
+    // the network's name is not signed: offline it is the issuer's word, and --node checks it
+    const renamed = join(dir, "renamed.proof.json");
+    const renamedRecord = { ...bundle.chainpoint, anchors: [{ ...bundle.chainpoint.anchors[0]!, type: "LTODataTransaction" }] };
+    writeFileSync(renamed, JSON.stringify({ ...bundle, network: { ...bundle.network, name: "LTO" }, chainpoint: renamedRecord }));
+    const offlineRenamed = await runCli(["verify", file, "--proof", renamed]);
+    expect(offlineRenamed.status, offlineRenamed.stdout).toBe(0);
+    expect(offlineRenamed.stdout).toContain("anchored on LTO");
+    expect(offlineRenamed.stdout).toContain("unproven");
+    const onlineRenamed = await runCli(["verify", file, "--proof", renamed, "--node", url]);
+    expect(onlineRenamed.status).toBe(1);
+    expect(onlineRenamed.stdout).toContain("calls its network");
+
     const unknown = await runCli(["verify", "--hash", sha256Hex("never anchored"), "--node", url]);
     expect(unknown.status).toBe(1);
     expect(unknown.stdout).toContain("the hash is not in a block there");

@@ -39,7 +39,7 @@ interface NodeCheck {
 interface Bundleish {
   hash: string;
   block: { height: number; id: string };
-  network: { genesisBlockId: string; maxRollback: number };
+  network: { name: string; chainId: string; genesisBlockId: string; maxRollback: number };
 }
 
 /**
@@ -64,9 +64,14 @@ async function checkAgainstNode(node: string, b: Bundleish): Promise<NodeCheck> 
     const confirmations = tip - b.block.height + 1;
     // the node's own maximum rollback, as its proof of the same hash states it
     const own = await requestNode(node, `/hash/${b.hash}/proof`);
-    const maxRollback = (own.body as { network?: { maxRollback?: unknown } } | undefined)?.network?.maxRollback;
+    const network = (own.body as { network?: { maxRollback?: unknown; name?: unknown; chainId?: unknown } } | undefined)?.network;
+    const maxRollback = network?.maxRollback;
     if (own.status !== 200 || typeof maxRollback !== "number") return { node, ok: false, message: `cannot tell its maximum rollback: ${errorOf(own)}` };
     if (maxRollback !== b.network.maxRollback) return { node, ok: false, message: `rolls back at most ${maxRollback} blocks, the bundle says ${b.network.maxRollback}` };
+    // the name and chain id the bundle prints are its issuer's word too (nothing signs them)
+    if (network?.name !== b.network.name || network.chainId !== b.network.chainId) {
+      return { node, ok: false, message: `calls its network ${String(network?.name)} (chain ${String(network?.chainId)}), the bundle says ${b.network.name} (chain ${b.network.chainId})` };
+    }
     const final = confirmations > maxRollback;
     return { node, ok: true, message: `has block ${b.block.id} at height ${b.block.height}: ${final ? "final" : `${confirmations} confirmations`}`, confirmations, final };
   } catch (e) {
@@ -140,7 +145,10 @@ function report(result: VerifyResult, hash: string, nodes: readonly NodeCheck[])
     lines.push(`  generator     ${f.generatorAddress}`);
     lines.push(`  ${f.final ? "final         yes (deeper than the maximum rollback when issued)" : `confirmations ${f.confirmations} when issued (not yet final)`}`);
     // no signed byte holds these: only nodes the user asks can confirm them (docs/proofs.md)
-    if (nodes.length === 0) lines.push("  unproven      the height, network name, genesis and depth are the issuing node's word; --node <url> checks them");
+    if (nodes.length === 0) {
+      lines.push("  unproven      the height, network name, genesis and depth are the issuing node's word, and that");
+      lines.push("                this block is on that network's chain at all (any key can sign a block): --node <url> checks them");
+    }
   }
   for (const n of nodes) lines.push(`  node ${n.node}: ${n.ok ? "ok," : "FAILED:"} ${n.message}`);
   return `${lines.join("\n")}\n`;
