@@ -5,28 +5,15 @@
  * key's balance pays for.
  */
 import { describe, expect, it } from "vitest";
-import { AnchordError, TOKEN, type SignedTx } from "@anchord/protocol";
-import { FundsAhead, ZERO_ACCOUNT, applyTx, createOverlay, type Overlay, type StateView } from "../src/index.js";
-import { account, anchor, cancel, FEE, hashOf, lease, transfer, type Account } from "./helpers.js";
+import { TOKEN, type SignedTx } from "@anchord/protocol";
+import { FundsAhead, applyTx, createOverlay, type Overlay, type StateView } from "../src/index.js";
+import { account, anchor, cancel, errorCode, FEE, hashOf, lease, stateWith, transfer, type Account } from "./helpers.js";
 
-const EMPTY: StateView = { account: () => ZERO_ACCOUNT, lease: () => undefined, hasTransaction: () => false };
 const ctx = { height: 5 };
+const code = errorCode;
 
-function state(balances: Array<[Account, bigint]>): Overlay {
-  const o = createOverlay(EMPTY);
-  for (const [a, regular] of balances) o.setAccount(a.address, { regular, leaseIn: 0n, leaseOut: 0n });
-  return o;
-}
-
-function code(f: () => unknown): string | undefined {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof AnchordError) return e.code;
-    throw e;
-  }
-  return undefined;
-}
+/** An empty state but for these accounts' regular balances. */
+const state = (balances: Array<[Account, bigint]>): Overlay => stateWith(balances.map(([a, amount]) => [a.address, amount] as const));
 
 /** The pre-check of each transaction of `batch` against `view`, recording those that pass, as TxAdmission.addMany does. */
 function preCheck(view: StateView, batch: readonly SignedTx[]): (string | undefined)[] {

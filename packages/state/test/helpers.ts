@@ -16,7 +16,8 @@ import {
   type SignedTx,
   type UnsignedTxFields,
 } from "@anchord/protocol";
-import type { Ledger } from "../src/index.js";
+import { AnchordError } from "@anchord/protocol";
+import { ZERO_ACCOUNT, createOverlay, type Ledger, type Overlay, type StateView } from "../src/index.js";
 
 export const CHAIN = "T";
 export const CHAIN_BYTE = CHAIN.charCodeAt(0);
@@ -169,3 +170,24 @@ export const castGenesis = testGenesis([
   [bob, 500n * TOKEN],
   [gen, 10n * TOKEN],
 ]);
+
+/** A state with nothing in it: every account empty, no lease, no transaction. */
+export const EMPTY_STATE: StateView = { account: () => ZERO_ACCOUNT, lease: () => undefined, hasTransaction: () => false };
+
+/** An overlay over EMPTY_STATE holding these regular balances (address, amount). */
+export function stateWith(balances: ReadonlyArray<readonly [string, bigint]>): Overlay {
+  const o = createOverlay(EMPTY_STATE);
+  for (const [a, regular] of balances) o.setAccount(a, { regular, leaseIn: 0n, leaseOut: 0n });
+  return o;
+}
+
+/** The AnchordError code `f` throws, or undefined when it returns (other errors are rethrown). */
+export function errorCode(f: () => unknown): string | undefined {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof AnchordError) return e.code;
+    throw e;
+  }
+  return undefined;
+}

@@ -7,35 +7,20 @@ import {
   balanceDetails,
   createOverlay,
   creditFees,
-  ZERO_ACCOUNT,
   type AccountState,
   type Overlay,
   type StateView,
 } from "../src/index.js";
-import { account, anchor, cancel, CHAIN_BYTE, FEE, hashOf, lease, testConfig, transfer } from "./helpers.js";
+import { account, anchor, cancel, CHAIN_BYTE, EMPTY_STATE, errorCode, FEE, hashOf, lease, stateWith, testConfig, transfer } from "./helpers.js";
 
 const alice = account("alice");
 const bob = account("bob");
 const carol = account("carol");
 const gen = account("generator");
 
-const EMPTY: StateView = { account: () => ZERO_ACCOUNT, lease: () => undefined, hasTransaction: () => false };
-
-function state(balances: Array<[string, bigint]>): Overlay {
-  const o = createOverlay(EMPTY);
-  for (const [a, regular] of balances) o.setAccount(a, { regular, leaseIn: 0n, leaseOut: 0n });
-  return o;
-}
-
-function code(f: () => unknown): string | undefined {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof AnchordError) return e.code;
-    throw e;
-  }
-  return undefined;
-}
+const EMPTY = EMPTY_STATE;
+const state = stateWith;
+const code = errorCode;
 
 function acct(v: StateView, a: string): AccountState {
   const x = v.account(a);
