@@ -100,6 +100,21 @@ function fromHeightOf(request: Uint8Array): number {
   return Number(new DataView(request.buffer, request.byteOffset, request.byteLength).getBigUint64(1));
 }
 
+/** A STATUS answer claiming a chain far better than a's (what every lying sync server says). */
+function betterChainClaim(): Uint8Array {
+  return syncFrames.statusReply(a.ledger.headerAt(1)!.idBytes, BigInt(a.ledger.height + 1000), 1n << 200n, new Uint8Array(32).fill(7));
+}
+
+/** `n` dials a, the honest peer, syncs its chain through the same checks, and neither charges the other. */
+async function syncsFromHonestPeer(n: Node): Promise<void> {
+  const target = a.ledger.height;
+  await n.network!.dial(a.network!.multiaddrs()[0]!);
+  await waitFor(`${n.network!.peerId} synced from a`, () => n.ledger.height >= target, 30_000);
+  expect(chainIds(n, target)).toEqual(chainIds(a, target));
+  expect(n.network!.misbehaviourPoints(a.network!.peerId)).toBe(0);
+  expect(a.network!.misbehaviourPoints(n.network!.peerId)).toBe(0);
+}
+
 function connectedTo(n: Node, peerId: string): boolean {
   return n.network!.connectedPeers().some((p) => p.peerId === peerId);
 }
@@ -530,7 +545,6 @@ describe("hostile peer", () => {
   });
 
   it("refuses a sync batch that does not follow the block the server named before checking any signature of it, skips the server, and still syncs from an honest peer", async () => {
-    const genesisId = a.ledger.headerAt(1)!.idBytes;
     // a full batch (100 blocks) on a parent nobody has, each block following the one before it,
     // with 5 validly signed transfers each: 500 signatures (and 100 block signatures) to verify
     const txs = Array.from({ length: 500 }, (_, i) => transfer(user.seed, g2.address, BigInt(i + 1)));
@@ -538,7 +552,7 @@ describe("hostile peer", () => {
     const server = await HostilePeer.create(CHAIN);
     hostiles.push(server);
     server.syncResponder = (req) => {
-      if (req[0] === 0x01) return [syncFrames.statusReply(genesisId, BigInt(a.ledger.height + 1000), 1n << 200n, new Uint8Array(32).fill(7))];
+      if (req[0] === 0x01) return [betterChainClaim()];
       // "I hold your newest block", then blocks that do not follow it
       if (req[0] === 0x03) return [syncFrames.commonReply(BigInt(commonHeightFor(req)))];
       if (req[0] === 0x02) return [syncFrames.blocksHeader(frames.length), ...frames];
@@ -561,25 +575,19 @@ describe("hostile peer", () => {
       expect(c.ledger.height).toBe(1);
       expect(c.network!.isBanned(server.peerId)).toBe(false);
       // an honest peer still syncs c, through the same checks
-      const target = a.ledger.height;
-      await c.network!.dial(a.network!.multiaddrs()[0]!);
-      await waitFor("c synced from a", () => c.ledger.height >= target, 30_000);
-      expect(chainIds(c, target)).toEqual(chainIds(a, target));
-      expect(c.network!.misbehaviourPoints(a.network!.peerId)).toBe(0);
-      expect(a.network!.misbehaviourPoints(c.network!.peerId)).toBe(0);
+      await syncsFromHonestPeer(c);
     } finally {
       await c.stop();
     }
   });
 
   it("skips a sync peer that serves a far better chain slower than the chain grows, and syncs from an honest peer", async () => {
-    const genesisId = a.ledger.headerAt(1)!.idBytes;
     // a's real blocks, one per request, each a block interval late: the node would gain a block a
     // second while the chain makes one, and never catch up
     const drip = await HostilePeer.create(CHAIN);
     hostiles.push(drip);
     drip.syncResponder = async (req) => {
-      if (req[0] === 0x01) return [syncFrames.statusReply(genesisId, BigInt(a.ledger.height + 1000), 1n << 200n, new Uint8Array(32).fill(7))];
+      if (req[0] === 0x01) return [betterChainClaim()];
       if (req[0] === 0x03) return [syncFrames.commonReply(BigInt(commonHeightFor(req)))];
       if (req[0] === 0x02) {
         await sleep(1_000); // the drip's own pace (the behaviour under test), not a wait in the test
@@ -597,10 +605,7 @@ describe("hostile peer", () => {
       // it did deliver (real blocks), just too slowly: skipped, not charged
       expect(d.ledger.height).toBeGreaterThan(1);
       expect(d.network!.isBanned(drip.peerId)).toBe(false);
-      const target = a.ledger.height;
-      await d.network!.dial(a.network!.multiaddrs()[0]!);
-      await waitFor("d synced from a", () => d.ledger.height >= target, 30_000);
-      expect(chainIds(d, target)).toEqual(chainIds(a, target));
+      await syncsFromHonestPeer(d);
     } finally {
       await d.stop();
     }
