@@ -8,7 +8,12 @@
  * (400 MB), and it must keep forging. Then a 3 MiB `POST /hash` sent with Node's own fetch must
  * receive the 413 JSON answer (it got a reset, "fetch failed", while the node closed the
  * connection under a client still sending).
+ *
+ * And one client must not hold the node's file descriptors: 1,000 connections opened at once from
+ * one address leave at most 256 of them open (the others are answered 503 and closed), the node's
+ * descriptor count stays bounded, and another address is served throughout.
  */
+import { readdirSync } from "node:fs";
 import * as net from "node:net";
 import { afterAll, describe, expect, it, onTestFailed } from "vitest";
 import { field, getJson } from "./utils/http.js";
@@ -38,6 +43,24 @@ function attacker(port: number, path: string, count: number, read: boolean): net
   socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`.repeat(count));
   return socket;
 }
+
+/** The first bytes the server writes on a connection from `localAddress`, until it closes or `timeoutMs`. */
+function rawGet(port: number, path: string, localAddress: string, timeoutMs = 5_000): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: "127.0.0.1", localAddress });
+    let text = "";
+    const timer = setTimeout(() => socket.destroy(), timeoutMs);
+    socket.on("error", () => {});
+    socket.on("data", (d: Buffer) => (text += d.toString("latin1")));
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(text);
+    });
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+  });
+}
+
+const openFds = (pid: number): number => readdirSync(`/proc/${pid}/fd`).length;
 
 describe("HTTP floods from one client", () => {
   it("pipelined floods of every heavy read route neither crash the node nor pass its memory target", async () => {
@@ -115,5 +138,59 @@ describe("HTTP floods from one client", () => {
       byRoute: figures,
       durationMs: Date.now() - started,
     });
+  });
+
+  it("a thousand connections from one address hold at most 256 of the node's descriptors; another address is served", async () => {
+    const CONNECTIONS = 1_000;
+    const PER_CLIENT = 256; // DEFAULT_CONNECTION_LIMITS.maxClientConnections
+    const c = await FaultCluster.create({ name: "conn-flood", nodes: 1, blockDelayMs: 1000, users: 1 });
+    try {
+      const node = c.nodes[0]!;
+      await node.start();
+      const pid = node.child!.pid!;
+      const baselineFds = openFds(pid);
+      let refused = 0;
+      let closed = 0;
+      let connected = 0;
+      const sockets: net.Socket[] = [];
+      for (let i = 0; i < CONNECTIONS; i++) {
+        const socket = net.connect({ port: node.apiPort, host: "127.0.0.1" });
+        let answer = "";
+        socket.on("error", () => {});
+        socket.on("connect", () => connected++);
+        socket.on("data", (d: Buffer) => (answer += d.toString("latin1")));
+        socket.on("close", () => {
+          closed++;
+          if (answer.startsWith("HTTP/1.1 503 ")) refused++;
+        });
+        sockets.push(socket);
+      }
+      // every connection is either refused (503, closed by the node) or held open, idle
+      await waitUntil("every connection answered or held", () => connected === CONNECTIONS && refused >= CONNECTIONS - PER_CLIENT, 20_000, 20);
+      const held = CONNECTIONS - closed;
+      const fdsDuring = openFds(pid);
+      const fromOther = await rawGet(node.apiPort, "/node/status", "127.0.0.2");
+      const fromFlooder = await rawGet(node.apiPort, "/node/status", "127.0.0.1");
+      for (const s of sockets) s.destroy();
+      expect(held).toBeLessThanOrEqual(PER_CLIENT);
+      expect(refused).toBe(CONNECTIONS - held);
+      expect(fdsDuring - baselineFds).toBeLessThanOrEqual(PER_CLIENT + 16);
+      expect(fromOther).toMatch(/^HTTP\/1\.1 200 /);
+      expect(fromFlooder).toMatch(/^HTTP\/1\.1 503 /);
+      expect(fromFlooder).toContain("too many connections from this address");
+      // the flooder's places come back when its connections close
+      await waitUntil("the flooding address served again", async () => (await rawGet(node.apiPort, "/node/status", "127.0.0.1")).startsWith("HTTP/1.1 200 "), 10_000);
+      expect(node.running).toBe(true);
+      recordResult("http-connection-flood", {
+        promise: "1,000 connections at once from one address: at most 256 held, the rest answered 503; the node's descriptors stay bounded; another address is served",
+        faults: { "connections from one address": CONNECTIONS },
+        held,
+        refused,
+        baselineFds,
+        fdsDuring,
+      });
+    } finally {
+      await c.destroy(false);
+    }
   });
 });

@@ -9,6 +9,7 @@ import type { Express } from "express";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
 import { fastHandlerOf, requiresApiToken } from "./app.js";
 import { AnswerGuard, DEFAULT_ANSWER_LIMITS, type AnswerLimits } from "./answerGuard.js";
+import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connectionGuard.js";
 import { headerOf } from "./http.js";
 
 export interface ListenOptions {
@@ -17,6 +18,8 @@ export interface ListenOptions {
   readonly port: number;
   /** What one socket, one client and the node may hold (answerGuard.ts); defaults when omitted. */
   readonly answerLimits?: AnswerLimits;
+  /** How many connections one client address and the node may hold (connectionGuard.ts); defaults when omitted. */
+  readonly connectionLimits?: ConnectionLimits;
 }
 
 export interface RunningApi {
@@ -26,6 +29,8 @@ export interface RunningApi {
   readonly server: http.Server;
   /** Bounds on queued answers, with counters of the sockets it closed. */
   readonly guard: AnswerGuard;
+  /** Bounds on open connections, with counters of the ones it refused. */
+  readonly connections: ConnectionGuard;
   /** Stops accepting, closes idle and active connections, resolves when closed. */
   close(): Promise<void>;
 }
@@ -88,6 +93,15 @@ export async function startApi(app: Express, opts: ListenOptions): Promise<Runni
     }
     if (fast === undefined || !fast(req, res)) app(req, res);
   });
+  // connections past the per-client or node bound are answered 503 and closed before the HTTP
+  // server attaches its parser to them: nothing they send is parsed or handled
+  const connections = new ConnectionGuard(opts.connectionLimits ?? DEFAULT_CONNECTION_LIMITS);
+  const httpConnectionListeners = server.listeners("connection") as ((socket: net.Socket) => void)[];
+  server.removeAllListeners("connection");
+  server.on("connection", (socket: net.Socket) => {
+    if (!connections.accept(socket)) return;
+    for (const listener of httpConnectionListeners) listener.call(server, socket);
+  });
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
@@ -111,6 +125,7 @@ export async function startApi(app: Express, opts: ListenOptions): Promise<Runni
     port,
     server,
     guard,
+    connections,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((e?: Error) => (e ? reject(e) : resolve()));

@@ -6,7 +6,7 @@
 import * as net from "node:net";
 import { base58Encode } from "@anchord/crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { createApi, silentLogger, startApi, type ApiOptions, type RunningApi } from "../src/index.js";
+import { createApi, silentLogger, startApi, type ApiOptions, type ConnectionLimits, type RunningApi } from "../src/index.js";
 import type { AnswerLimits } from "../src/answerGuard.js";
 import { OPENAPI_PATH } from "../src/docsUi.js";
 import { READ_COST, answerReadCost } from "../src/params.js";
@@ -21,10 +21,10 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((a) => a.close()));
 });
 
-async function serve(opts: ApiOptions, answerLimits?: AnswerLimits): Promise<RunningApi> {
+async function serve(opts: ApiOptions, answerLimits?: AnswerLimits, connectionLimits?: ConnectionLimits): Promise<RunningApi> {
   const backend = new MemoryBackend();
   for (let i = 0; i < 3; i++) backend.mine();
-  const api = await startApi(createApi(backend, { logger: silentLogger, ...opts }), { host: "127.0.0.1", port: 0, answerLimits });
+  const api = await startApi(createApi(backend, { logger: silentLogger, ...opts }), { host: "127.0.0.1", port: 0, answerLimits, connectionLimits });
   running.push(api);
   return api;
 }
@@ -201,5 +201,73 @@ describe("bodies over the limit", () => {
     socket.write(`POST /hash HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${1 << 30}\r\n\r\n{"hash":`);
     await closed;
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+  });
+});
+
+describe("connections per client and per node", () => {
+  /** A connection from `localAddress` (any 127.x address is this machine), open once the server counted it. */
+  async function open(api: RunningApi, localAddress = "127.0.0.1"): Promise<net.Socket> {
+    const before = api.connections.stats.open + api.connections.stats.refusedClient + api.connections.stats.refusedNode;
+    const socket = net.connect({ port: api.port, host: "127.0.0.1", localAddress });
+    sockets.push(socket);
+    socket.on("error", () => {});
+    await waitFor(
+      "the server took the connection",
+      () => api.connections.stats.open + api.connections.stats.refusedClient + api.connections.stats.refusedNode > before,
+      5_000,
+    );
+    return socket;
+  }
+
+  /** What the server wrote on a socket until it closed it. */
+  function answerOf(socket: net.Socket): Promise<string> {
+    let text = "";
+    socket.on("data", (d: Buffer) => (text += d.toString("latin1")));
+    return new Promise((resolve) => socket.once("close", () => resolve(text)));
+  }
+
+  it("answers a client's connection past its bound 503 without handling its request; others are served", async () => {
+    const api = await serve({ rateLimit: false }, undefined, { maxClientConnections: 3, maxConnections: 100 });
+    const held = [await open(api), await open(api), await open(api)];
+    const refused = net.connect({ port: api.port, host: "127.0.0.1" });
+    sockets.push(refused);
+    refused.on("error", () => {});
+    const answer = answerOf(refused);
+    refused.write(`POST /hash HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 75\r\n\r\n{"hash":"${HASH}"}`);
+    const text = await answer;
+    expect(text).toMatch(/^HTTP\/1\.1 503 /);
+    expect(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4))).toEqual({ error: 0, message: "too many connections from this address" });
+    expect(api.connections.stats.refusedClient).toBe(1);
+    // nothing of the refused connection's request was handled
+    const atBound = await fetch(`${api.url}/node/status`, { headers: { connection: "close" } });
+    expect(atBound.status).toBe(503); // the client is still at its bound: a standard client reads the refusal
+    expect(await atBound.json()).toMatchObject({ message: "too many connections from this address" });
+    // another client address is served meanwhile
+    const other = await open(api, "127.0.0.2");
+    const otherAnswer = answerOf(other);
+    other.write("GET /blocks/height HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    expect(await otherAnswer).toMatch(/^HTTP\/1\.1 200 /);
+    // a closed connection gives its place back
+    held[0]!.destroy();
+    await waitFor("the connection's place given back", () => api.connections.openFrom("127.0.0.1") === 2, 5_000);
+    const status = await fetch(`${api.url}/hash/${HASH}`, { headers: { connection: "close" } });
+    expect(status.status).toBe(404);
+  });
+
+  it("refuses connections past the node's bound whatever their address, and counts them back on close", async () => {
+    const api = await serve({ rateLimit: false }, undefined, { maxClientConnections: 10, maxConnections: 2 });
+    const first = await open(api, "127.0.0.2");
+    await open(api, "127.0.0.3");
+    const refused = net.connect({ port: api.port, host: "127.0.0.1", localAddress: "127.0.0.4" });
+    sockets.push(refused);
+    refused.on("error", () => {});
+    const text = await answerOf(refused);
+    expect(text).toMatch(/^HTTP\/1\.1 503 /);
+    expect(text).toContain("too many connections to this node");
+    expect(api.connections.stats).toMatchObject({ open: 2, refusedNode: 1, refusedClient: 0 });
+    first.destroy();
+    await waitFor("the node's count back under its bound", () => api.connections.stats.open === 1, 5_000);
+    const status = await fetch(`${api.url}/node/status`, { headers: { connection: "close" } });
+    expect(status.status).toBe(200);
   });
 });
