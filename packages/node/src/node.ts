@@ -30,6 +30,11 @@ import { loadWallet, type Wallet } from "./wallet.js";
 export const MAX_GOSSIP_BLOCK_BYTES = 2 * 1024 * 1024 - 64 * 1024;
 /** Largest transaction batch per gossip message; the network's cap is 512 KiB. */
 export const MAX_GOSSIP_TX_BYTES = 448 * 1024;
+/**
+ * How long after a peer connected its rebroadcast waits: time for the two sides to exchange their
+ * gossip subscriptions (a message goes only to peers known to be subscribed to its topic).
+ */
+export const PEER_SETTLE_MS = 1_000;
 /** What a client is told (HTTP 503) when the node refuses writes after a storage failure. */
 export const STORAGE_REFUSAL =
   "this node's storage failed (disk full or I/O error): it refuses writes until it is restarted with a usable disk; reads are still served";
@@ -51,6 +56,9 @@ export class Node {
   private outboxTimer: NodeJS.Timeout | undefined;
   private readonly outboxRate = new RateMeter();
   private rebroadcastTimer: NodeJS.Timeout | undefined;
+  /** The pool's rebroadcast a peer connection asked for, waiting its turn (see `onPeerConnect`). */
+  private connectRebroadcastTimer: NodeJS.Timeout | undefined;
+  private lastConnectRebroadcastAt = -Infinity;
   private storageWatch: NodeJS.Timeout | undefined;
   private storageFailed = false;
   private stopping: Promise<void> | undefined;
@@ -176,7 +184,7 @@ export class Node {
       );
       this.network.on("peer:connect", (peerId) => {
         logger.info({ peer: peerId }, "Peer connected");
-        this.rebroadcast(0);
+        this.onPeerConnect();
         this.updateGauges();
         this.sync?.trigger();
       });
@@ -184,7 +192,7 @@ export class Node {
         logger.info({ peer: peerId }, "Peer disconnected");
         this.updateGauges();
       });
-      this.rebroadcastTimer = setInterval(() => this.rebroadcast(), Math.max(5000, 3 * ledger.config.averageBlockDelayMs));
+      this.rebroadcastTimer = setInterval(() => this.rebroadcast(), this.rebroadcastIntervalMs);
       this.rebroadcastTimer.unref();
       this.sync = new Synchronizer(
         chain,
@@ -315,6 +323,30 @@ export class Node {
     for (const tx of this.pool.stale(minAgeMs, 2000)) this.queueGossip(tx);
   }
 
+  /** How often the pool's older transactions are gossiped again, and the least gap between two rebroadcasts peers ask for. */
+  private get rebroadcastIntervalMs(): number {
+    return Math.max(5000, 3 * this.ledger.config.averageBlockDelayMs);
+  }
+
+  /**
+   * A new peer gets the whole pool, once its subscriptions are known (`PEER_SETTLE_MS` after it
+   * connected: gossip sends a topic's messages only to peers known to be subscribed to it). The
+   * rebroadcast goes to every peer, so connections do not each get one: at most one per
+   * `rebroadcastIntervalMs`, the later ones served by one more at the end of that gap. Before, a
+   * peer that reconnected again and again made the node gossip up to 2,000 transactions to all
+   * its peers each time.
+   */
+  private onPeerConnect(): void {
+    if (this.connectRebroadcastTimer !== undefined) return;
+    const wait = Math.max(PEER_SETTLE_MS, this.lastConnectRebroadcastAt + this.rebroadcastIntervalMs - Date.now());
+    this.connectRebroadcastTimer = setTimeout(() => {
+      this.connectRebroadcastTimer = undefined;
+      this.lastConnectRebroadcastAt = Date.now();
+      this.rebroadcast(0);
+    }, wait);
+    this.connectRebroadcastTimer.unref();
+  }
+
   private publishBlock(block: Block): void {
     this.network?.publishBlock(encodedBlock(block)).catch((e) => this.logger.warn({ err: String(e) }, "Block gossip failed"));
   }
@@ -337,6 +369,7 @@ export class Node {
     await step("api", () => this.api?.close());
     await step("generator", () => this.generator?.stop());
     if (this.rebroadcastTimer) clearInterval(this.rebroadcastTimer);
+    if (this.connectRebroadcastTimer) clearTimeout(this.connectRebroadcastTimer);
     if (this.storageWatch) clearInterval(this.storageWatch);
     await step("sync", () => this.sync?.stop());
     await step("anchoring", () => this.anchoring.close());
