@@ -205,18 +205,21 @@ export class Chain {
       for (const b of blocks) {
         this.validateConsensus(b, ledger.height);
         await this.verifySignatures(b);
-        // verifySignatures just checked them; synced, as the pool forgets what they include (rare: forks)
-        await ledger.applyBlock(b, { verified: () => true, sync: true });
+        // verifySignatures just checked them; synced, as the pool forgets what they include (rare:
+        // forks); their undo records all kept until the switch succeeded (a fork may be longer
+        // than the rollback limit, and a failed one is taken back whole)
+        await ledger.applyBlock(b, { verified: () => true, sync: true, keepUndo: true });
         for (const tx of b.transactions) this.admission.verified.add(tx);
       }
     } catch (e) {
       // Restore our chain exactly as it was.
-      await ledger.rollback(commonHeight);
+      await ledger.rollback(commonHeight, { unbounded: true });
       for (const b of dropped) await ledger.applyBlock(b, { verified: () => true, sync: true });
       await this.admission.afterLedgerChange();
       this.logger.warn({ commonHeight, err: isAnchordError(e) ? e.code : String(e) }, "Fork rejected, previous chain restored");
       throw e;
     }
+    await ledger.pruneUndo(commonHeight + 1, ledger.height);
     const returned = await this.admission.afterLedgerChange(dropped.flatMap((b) => b.transactions));
     const info = { fromHeight, commonHeight, toHeight: ledger.height, dropped: dropped.length };
     this.logger.info(info, "Chain reorganised to a fork with a higher score");

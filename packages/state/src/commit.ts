@@ -43,6 +43,12 @@ export function undoRetention(config: NetworkConfig): number {
   return 2 * config.maxRollback;
 }
 
+/** The height whose undo record falls out of retention when the block at `height` is applied, if any. */
+export function expiredUndoHeight(config: NetworkConfig, height: number): number | undefined {
+  const expired = height - undoRetention(config);
+  return expired > 1 ? expired : undefined;
+}
+
 /**
  * History entries needed to answer any window ending at a height within the last `window` blocks
  * (balances at a recent height, recentState.ts), also after a rollback of maxRollback: a block at
@@ -72,6 +78,8 @@ export interface BlockPlanInput {
   /** The overlay the block's transactions (and fees) were applied to. */
   readonly overlay: Overlay;
   readonly lookups: BlockLookups;
+  /** Keep the undo record that falls out of retention at this height (`ApplyBlockOptions.keepUndo`). */
+  readonly keepUndo?: boolean;
 }
 
 export function planBlock(input: BlockPlanInput): Plan {
@@ -147,8 +155,8 @@ export function planBlock(input: BlockPlanInput): Plan {
 
   // undo record, and the one that falls out of retention
   put(heightKey(Bucket.UNDO, height), encodeUndo({ accounts: undoAccounts, newLeases, canceledLeases, anchors }));
-  const expired = height - undoRetention(config);
-  if (expired > 1) ops.push({ type: "del", key: heightKey(Bucket.UNDO, expired) });
+  const expired = expiredUndoHeight(config, height);
+  if (expired !== undefined && input.keepUndo !== true) ops.push({ type: "del", key: heightKey(Bucket.UNDO, expired) });
 
   return {
     ops,

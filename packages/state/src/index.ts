@@ -6,6 +6,6 @@ export { BalanceHistory, type HistoryEntry } from "./history.js";
 export { Bucket } from "./buckets.js";
 export { Mutex } from "./mutex.js";
 export { blockTxBytes } from "./blockBytes.js";
-export { Ledger, type LedgerOptions, type ApplyBlockOptions, type TxLocation, type AnchorLocation } from "./ledger.js";
+export { Ledger, type LedgerOptions, type ApplyBlockOptions, type RollbackOptions, type TxLocation, type AnchorLocation } from "./ledger.js";
 export { txAddresses } from "./addressIndex.js";
 export type { AddressTxEntry, ChainPosition } from "./addressReads.js";

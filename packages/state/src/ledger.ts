@@ -27,7 +27,7 @@ import { applyBlockTransactions } from "./blockTransition.js";
 import { addressLeasesAt, addressTxEntries, type AddressTxEntry, type ChainPosition } from "./addressReads.js";
 import { Bucket, META_FORMAT, META_GENESIS, META_TIP, STORAGE_FORMAT, heightKey, key, metaKey } from "./buckets.js";
 import { decodeAnchorLocation, decodeLease, decodeTxLocation, readU32, u32 } from "./codec.js";
-import { planBlock, planRollback, type LedgerMemory } from "./commit.js";
+import { expiredUndoHeight, planBlock, planRollback, type LedgerMemory } from "./commit.js";
 import { openDb, storageError, type BatchOp, type Db } from "./db.js";
 import { decodeStoredHeader, loadHeaders, loadMemory, type StoredHeader } from "./load.js";
 import { ActiveLeases, type AccountRecord } from "./memory.js";
@@ -60,6 +60,21 @@ export interface ApplyBlockOptions {
    * transaction would be in neither).
    */
   readonly sync?: boolean;
+  /**
+   * Keep the undo record this block would let fall out of retention. A fork switch applies its
+   * blocks so: if one of them turns out invalid, every block it applied is rolled back, however
+   * many (`rollback`'s `unbounded`), and that needs their undo records. The switch drops what it
+   * kept once it succeeded (`pruneUndo`).
+   */
+  readonly keepUndo?: boolean;
+}
+
+export interface RollbackOptions {
+  /**
+   * Roll back deeper than `config.maxRollback` (as deep as undo records are kept): only to take
+   * back the blocks a failed fork switch applied with `keepUndo`.
+   */
+  readonly unbounded?: boolean;
 }
 
 export interface TxLocation {
@@ -217,6 +232,11 @@ export class Ledger {
 
   headerAt(height: number): BlockHeader | undefined {
     return this.storedHeader(height)?.header;
+  }
+
+  /** Whether the block at `height` can be rolled back: its undo record is kept. */
+  hasUndo(height: number): boolean {
+    return this.isChainHeight(height) && this.db.getSync(heightKey(Bucket.UNDO, height)) !== undefined;
   }
 
   heightOf(blockId: string): number | undefined {
@@ -422,19 +442,36 @@ export class Ledger {
         parentTimestamp: parent.timestamp,
         verified: opts.verified,
       });
-      await this.commit(block, height, overlay, lookups, this.score + blockScore(block.baseTarget), [], opts.sync === true);
+      await this.commit(block, height, overlay, lookups, this.score + blockScore(block.baseTarget), [], opts.sync === true, opts.keepUndo === true);
     });
   }
 
   /**
-   * Removes the blocks above `toHeight` (at most config.maxRollback below the tip, never the
-   * genesis block) and returns them in chain order. One batch per block: a crash leaves a
-   * consistent chain somewhere between the two heights.
+   * Deletes the undo records that blocks `fromHeight..toHeight` of the chain let fall out of
+   * retention but kept (`ApplyBlockOptions.keepUndo`), once the fork switch that applied them
+   * succeeded.
    */
-  rollback(toHeight: number): Promise<Block[]> {
+  pruneUndo(fromHeight: number, toHeight: number): Promise<void> {
     return this.serial.run(async () => {
       this.assertOpen();
-      this.checkRollbackTarget(toHeight);
+      const ops: BatchOp[] = [];
+      for (let h = fromHeight; h <= toHeight; h++) {
+        const expired = expiredUndoHeight(this.config, h);
+        if (expired !== undefined) ops.push({ type: "del", key: heightKey(Bucket.UNDO, expired) });
+      }
+      if (ops.length) await this.write(ops);
+    });
+  }
+
+  /**
+   * Removes the blocks above `toHeight` (at most config.maxRollback below the tip unless
+   * `unbounded`, never the genesis block) and returns them in chain order. One batch per block: a
+   * crash leaves a consistent chain somewhere between the two heights.
+   */
+  rollback(toHeight: number, opts: RollbackOptions = {}): Promise<Block[]> {
+    return this.serial.run(async () => {
+      this.assertOpen();
+      this.checkRollbackTarget(toHeight, opts.unbounded === true);
       const removed: Block[] = [];
       for (let h = this.tip; h > toHeight; h--) {
         const bytes = await this.db.get(heightKey(Bucket.BLOCK, h));
@@ -452,18 +489,18 @@ export class Ledger {
     });
   }
 
-  private checkRollbackTarget(toHeight: number): void {
+  private checkRollbackTarget(toHeight: number, unbounded: boolean): void {
     const fail = (message: string): never => {
       throw new AnchordError(ErrorCode.INVALID_FIELD, message, { toHeight, height: this.tip });
     };
     if (!Number.isSafeInteger(toHeight)) fail(`rollback height ${toHeight} is not an integer`);
     if (toHeight > this.tip) fail(`cannot roll back to ${toHeight}, above the height ${this.tip}`);
     if (toHeight < 1) fail("the genesis block cannot be rolled back");
-    if (toHeight < this.tip - this.config.maxRollback) {
+    if (!unbounded && toHeight < this.tip - this.config.maxRollback) {
       fail(`cannot roll back ${this.tip - toHeight} blocks: at most ${this.config.maxRollback}`);
     }
     for (let h = toHeight + 1; h <= this.tip; h++) {
-      if (this.db.getSync(heightKey(Bucket.UNDO, h)) === undefined) fail(`no undo data kept for block ${h}`);
+      if (!this.hasUndo(h)) fail(`no undo data kept for block ${h}`);
     }
   }
 
@@ -496,9 +533,9 @@ export class Ledger {
     };
   }
 
-  private async commit(block: Block, height: number, overlay: Overlay, lookups: BlockLookups, score: bigint, extra: BatchOp[], sync = false): Promise<void> {
+  private async commit(block: Block, height: number, overlay: Overlay, lookups: BlockLookups, score: bigint, extra: BatchOp[], sync = false, keepUndo = false): Promise<void> {
     const blockBytes = encodedBlock(block);
-    const plan = planBlock({ memory: this.memory, config: this.config, block, height, blockBytes, score, overlay, lookups });
+    const plan = planBlock({ memory: this.memory, config: this.config, block, height, blockBytes, score, overlay, lookups, keepUndo });
     await this.write(extra.length ? plan.ops.concat(extra) : plan.ops, sync);
     plan.apply(this.memory);
     this.remember(height, { header: headerOnly(block), score });
