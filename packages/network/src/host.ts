@@ -111,7 +111,17 @@ export async function createHost(init: HostInit): Promise<Host> {
   const maxGossipBytes = Math.max(opts.maxBlockMessageBytes, opts.maxTxMessageBytes);
   const listenProto = hostProtocol(opts.listenHost) === "ip6" ? "ip6" : "ip4";
 
-  return createLibp2p<Services>({
+  // the host exists only once createLibp2p returns; the gater asks it for its connections
+  const created: { host?: Libp2p<Services> } = {};
+  const hostFull = (remote: Multiaddr): boolean => {
+    const ip = ipOf(remote);
+    if (ip === undefined || created.host === undefined) return false;
+    let open = 0;
+    for (const c of created.host.getConnections()) if (ipOf(c.remoteAddr) === ip) open++;
+    return open >= opts.maxConnectionsPerHost;
+  };
+
+  const host = await createLibp2p<Services>({
     privateKey: init.privateKey,
     start: false,
     addresses: {
@@ -123,6 +133,7 @@ export async function createHost(init: HostInit): Promise<Host> {
     streamMuxers: muxers,
     connectionManager: { maxConnections: opts.maxConnections, dialTimeout: DIAL_TIMEOUT_MS },
     connectionGater: {
+      denyInboundConnection: (maConn) => hostFull(maConn.remoteAddr),
       denyDialPeer: banned,
       denyInboundEncryptedConnection: banned,
       denyOutboundEncryptedConnection: banned,
@@ -149,4 +160,12 @@ export async function createHost(init: HostInit): Promise<Host> {
       }),
     },
   });
+  created.host = host;
+  return host;
+}
+
+/** The IP address a multiaddr dials or came from (`/ip4/…` or `/ip6/…`), if it names one. */
+export function ipOf(addr: Multiaddr): string | undefined {
+  for (const c of addr.getComponents()) if (c.name === "ip4" || c.name === "ip6") return c.value;
+  return undefined;
 }

@@ -27,6 +27,12 @@ export interface NetworkOptions {
   allowPublishToZeroPeers?: boolean;
   /** Upper bound on open connections. */
   maxConnections?: number;
+  /**
+   * Open connections (both directions) with one remote IP address; an inbound connection past it
+   * is refused before its handshake. One host could otherwise take every connection slot (libp2p
+   * lets it open 5 a second) and keep every new peer out.
+   */
+  maxConnectionsPerHost?: number;
   /** Stream muxers offered, in order of preference. */
   muxers?: readonly MuxerName[];
   /** How often disconnected bootstrap peers are re-dialled (ms). */
@@ -63,6 +69,7 @@ export const defaultNetworkOptions = {
   maxTxMessageBytes: 512 * 1024,
   allowPublishToZeroPeers: false,
   maxConnections: 100,
+  maxConnectionsPerHost: 32,
   muxers: ["yamux", "mplex"] as readonly MuxerName[],
   redialIntervalMs: 5_000,
   banThreshold: 5,
@@ -103,6 +110,7 @@ export function resolveOptions(opts: NetworkOptions): ResolvedNetworkOptions {
     maxTxMessageBytes: opts.maxTxMessageBytes ?? defaultNetworkOptions.maxTxMessageBytes,
     allowPublishToZeroPeers: opts.allowPublishToZeroPeers ?? defaultNetworkOptions.allowPublishToZeroPeers,
     maxConnections: opts.maxConnections ?? defaultNetworkOptions.maxConnections,
+    maxConnectionsPerHost: opts.maxConnectionsPerHost ?? defaultNetworkOptions.maxConnectionsPerHost,
     muxers: opts.muxers ?? defaultNetworkOptions.muxers,
     redialIntervalMs: opts.redialIntervalMs ?? defaultNetworkOptions.redialIntervalMs,
     banThreshold: opts.banThreshold ?? defaultNetworkOptions.banThreshold,
@@ -138,6 +146,7 @@ function validate(r: ResolvedNetworkOptions): void {
   checkInt("maxBlockMessageBytes", r.maxBlockMessageBytes, 1024, syncLimits.maxBlockFrameBytes);
   checkInt("maxTxMessageBytes", r.maxTxMessageBytes, 1024, syncLimits.maxBlockFrameBytes);
   checkInt("maxConnections", r.maxConnections, 1, 10_000);
+  checkInt("maxConnectionsPerHost", r.maxConnectionsPerHost, 1, 10_000);
   checkInt("redialIntervalMs", r.redialIntervalMs, 100, 3_600_000);
   checkInt("banDurationMs", r.banDurationMs, 0, 7 * 24 * 3_600_000);
   checkInt("penaltyHalfLifeMs", r.penaltyHalfLifeMs, 1000, 7 * 24 * 3_600_000);

@@ -419,6 +419,31 @@ describe("lifecycle and identity", () => {
   });
 });
 
+describe("connections per host", () => {
+  it("refuses an inbound connection past maxConnectionsPerHost from one address, and takes one when a place frees", async () => {
+    const capped = await node("capped", { maxConnectionsPerHost: 2 });
+    const [p1, p2, p3] = [await node("host-p1"), await node("host-p2"), await node("host-p3")];
+    await p1.net.dial(addrOf(capped));
+    await p2.net.dial(addrOf(capped));
+    await waitFor(() => connected(capped, p1) && connected(capped, p2), 5_000, "two peers of 127.0.0.1 connected");
+    // the third from the same address is refused before its handshake
+    const details = await expectCode(p3.net.dial(addrOf(capped)), "PEER_UNAVAILABLE");
+    expect(String(details?.cause)).toMatch(/closed|reset|refused|ended|EOF|abort/i);
+    expect(connected(capped, p3)).toBe(false);
+    expect(capped.net.connectedPeers()).toHaveLength(2);
+    // a place frees: the third gets in (libp2p takes 5 inbound connections a second per host: retried)
+    await p1.net.stop();
+    await waitFor(() => !connected(capped, p1), 5_000, "p1 gone");
+    const deadline = Date.now() + 10_000;
+    while (!(await p3.net.dial(addrOf(capped)).then(() => true, () => false))) {
+      if (Date.now() > deadline) throw new Error("p3 not let in once a place freed");
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await waitFor(() => connected(capped, p3), 5_000, "p3 connected");
+    expect(capped.net.connectedPeers()).toHaveLength(2);
+  });
+});
+
 describe("mplex compatibility", () => {
   it("an mplex-only peer gossips and syncs with a yamux+mplex peer", async () => {
     const hub = await node("hub");
