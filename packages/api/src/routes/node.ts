@@ -28,7 +28,7 @@ export const nodeRoutes: RouteDef[] = [
     operationId: "nodeVersion",
     tag: "node",
     summary: "Node software version",
-    responses: { 200: { description: "Version", schema: ref("Version"), example: { version: "anchord v0.1.0" } } },
+    responses: { 200: { description: "Version", schema: ref("Version"), example: { version: "anchord 0.1.0" } } },
     handler: ({ backend }) => json({ version: backend.version() }),
   },
   {
