@@ -23,9 +23,16 @@ setInterval(() => {
   if (process.ppid !== parent) process.exit(0);
 }, 1000).unref();
 
+/**
+ * A node serves at most 16 streams per client address (DEFAULT_STREAM_LIMITS): on loopback the
+ * streams come from 127.0.0.1, 127.0.0.2, … (every 127.x address is this machine), 10 each.
+ */
+const STREAMS_PER_ADDRESS = 10;
+const localAddressOf = (i: number): string | undefined => (host?.startsWith("127.") ? `127.0.0.${1 + Math.floor(i / STREAMS_PER_ADDRESS)}` : undefined);
+
 function open(i: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ host, port, path: "/events", agent: false, headers: { accept: "text/event-stream" } }, (res) => {
+    const req = http.get({ host, port, path: "/events", agent: false, localAddress: localAddressOf(i), headers: { accept: "text/event-stream" } }, (res) => {
       if (res.statusCode !== 200) {
         reject(new Error(`GET /events answered ${res.statusCode}`));
         res.resume();

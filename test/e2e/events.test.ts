@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyPairFromSeed, sha256, toHex } from "@anchord/crypto";
 import { createTx, signTx, type SignedTx } from "@anchord/protocol";
 import type { Node } from "@anchord/node";
+import { DEFAULT_STREAM_LIMITS } from "@anchord/api";
 import { chainIds, startTestNode, tempDir, testAccount, testGenesis, waitFor } from "../utils/cluster.js";
 import { nextBlock } from "../utils/forge.js";
 import { get } from "../utils/http.js";
@@ -182,10 +183,10 @@ describe("GET /events", () => {
     expect(text.length).toBeLessThan(8 * 1024 * 1024);
     expect(text).not.toContain(a.ledger.lastHeader.id);
 
-    // 128 streams per client address; the 129th is refused
+    // DEFAULT_STREAM_LIMITS.perClient streams per client address; one more is refused
     const socks: net.Socket[] = [];
     try {
-      for (let i = 0; i < 128; i++) {
+      for (let i = 0; i < DEFAULT_STREAM_LIMITS.perClient; i++) {
         const s = net.connect(Number(new URL(api).port), "127.0.0.1");
         socks.push(s);
         await new Promise<void>((r) => s.once("connect", () => r()));
@@ -196,11 +197,43 @@ describe("GET /events", () => {
       const refused = await fetch(`${api}/events`);
       expect(refused.status).toBe(429);
       await refused.text();
+      // another address still gets its streams
+      const other = net.connect({ port: Number(new URL(api).port), host: "127.0.0.1", localAddress: "127.0.0.2" });
+      socks.push(other);
+      const otherAnswer = new Promise<string>((r) => other.once("data", (d) => r(d.toString())));
+      other.write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
+      expect((await otherAnswer).startsWith("HTTP/1.1 200")).toBe(true);
     } finally {
       for (const s of socks) s.destroy();
     }
     await waitFor("streams released", async () => (await fetch(`${api}/events`).then(async (r) => (r.body?.cancel(), r.status))) === 200, 10_000);
   }, 120_000);
+
+  it("HEAD /events answers the head at once and holds no stream; a parameter given twice is refused", async () => {
+    const port = Number(new URL(api).port);
+    const socks: net.Socket[] = [];
+    try {
+      // more HEADs than a client may hold streams, each on a connection kept open
+      for (let i = 0; i < DEFAULT_STREAM_LIMITS.perClient + 4; i++) {
+        const s = net.connect(port, "127.0.0.1");
+        socks.push(s);
+        let head = "";
+        const answered = new Promise<void>((r) => s.on("data", (d: Buffer) => ((head += d.toString("latin1")), head.includes("\r\n\r\n") && r())));
+        s.write(`HEAD /events?address=${users[0]!.address} HTTP/1.1\r\nHost: x\r\n\r\n`);
+        await answered;
+        expect(head).toMatch(/^HTTP\/1\.1 200 /);
+        expect(head.toLowerCase()).toContain("content-type: text/event-stream");
+      }
+      // they hold no place: a stream still opens
+      const stream = await SseClient.connect(`${api}/events`);
+      await stream.close();
+    } finally {
+      for (const s of socks) s.destroy();
+    }
+    const twice = await fetch(`${api}/events?address=${users[0]!.address}&address=${users[1]!.address}`);
+    expect(twice.status).toBe(400);
+    expect(((await twice.json()) as { message: string }).message).toContain("address may be given once");
+  }, 60_000);
 
   it("announces final anchors from the stored blocks, block after block, each anchor once and in order", async () => {
     const stream = await SseClient.connect(`${api}/events`);

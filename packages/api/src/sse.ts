@@ -32,13 +32,16 @@ export interface StreamLimits {
 }
 
 /**
- * 128 streams of 128 KiB hold at most 16 MiB, half a client's bound on queued answers; 256 hold
- * 32 MiB, a third of the node's (answerGuard.ts), so other answers keep their room.
+ * 320 streams of 96 KiB hold at most 30 MiB, under a third of the node's bound on queued answers
+ * (answerGuard.ts), so other answers keep their room; 16 per client address (1.5 MiB), so that it
+ * takes 20 addresses to fill the node (with 128 per address, two did: a stream whose client reads
+ * lives as long as it likes). 96 KiB is above the guard's small-answer size (64 KiB), so a stream's
+ * reservation counts in the client's and the node's bounds too.
  */
 export const DEFAULT_STREAM_LIMITS: StreamLimits = Object.freeze({
-  perClient: 128,
-  perNode: 256,
-  maxQueuedBytes: 128 * 1024,
+  perClient: 16,
+  perNode: 320,
+  maxQueuedBytes: 96 * 1024,
   heartbeatMs: 15_000,
   stallMs: 60_000,
   closeGraceMs: 5_000,
@@ -81,19 +84,24 @@ export class StreamRegistry {
   }
 }
 
+/** The head of an event stream's answer. */
+export const STREAM_HEADERS = Object.freeze({
+  "Content-Type": "text/event-stream; charset=utf-8",
+  "Cache-Control": "no-cache",
+  "X-Accel-Buffering": "no",
+  "Access-Control-Allow-Origin": "*",
+});
+
 /** Streams `feed` on `res` as text/event-stream until the client goes or is cut. */
 export function streamEvents(res: ServerResponse, feed: EventFeed, request: StreamRequest, release: () => void, limits: StreamLimits): void {
   const socket = res.socket;
   if (!socket || !reserveAnswer(res, limits.maxQueuedBytes)) {
     release();
+    // the guard closed the socket (past a bound) or it had gone: the answer ends here either way
+    if (!res.writableEnded) res.end();
     return;
   }
-  res.writeHead(200, {
-    "Content-Type": "text/event-stream; charset=utf-8",
-    "Cache-Control": "no-cache",
-    "X-Accel-Buffering": "no",
-    "Access-Control-Allow-Origin": "*",
-  });
+  res.writeHead(200, STREAM_HEADERS);
   socket.setNoDelay(true);
   let cursor = feed.lastId();
   let open = true;

@@ -10,7 +10,7 @@ import { createApi, silentLogger, startApi, type ApiOptions, type ConnectionLimi
 import type { AnswerLimits } from "../src/answerGuard.js";
 import { OPENAPI_PATH } from "../src/docsUi.js";
 import { READ_COST, answerReadCost } from "../src/params.js";
-import { MemoryBackend } from "./memoryBackend.js";
+import { ADDRESS_1, MemoryBackend } from "./memoryBackend.js";
 import { waitFor } from "../../../test/utils/wait.js";
 
 const TOKEN = "limits-test-token";
@@ -157,6 +157,22 @@ describe("per-client budgets", () => {
     expect(statuses.get(429)).toBe(50);
     const ok = await fetch(`${api.url}/hash`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ hash: HASH }) });
     expect(ok.status).toBe(200);
+  });
+
+  it("weighs a GET /events resume filtered by address like a block (it scans the kept events); a plain stream as a lookup", async () => {
+    const api = await serve({ rateLimit: { windowMs: 60_000, max: 600, readCost: 3 * READ_COST.eventsFilteredResume + 10 } });
+    const open = async (query: string): Promise<number> => {
+      const stop = new AbortController();
+      const r = await fetch(`${api.url}/events${query}`, { signal: stop.signal });
+      stop.abort();
+      return r.status;
+    };
+    const resume = `?address=${ADDRESS_1}&lastEventId=0`;
+    // plain streams and filtered ones from now on weigh 1 each
+    for (let i = 0; i < 5; i++) expect(await open(`?address=${ADDRESS_1}`)).toBe(200);
+    expect(await open("?lastEventId=0")).toBe(200);
+    expect([await open(resume), await open(resume), await open(resume)]).toEqual([200, 200, 200]);
+    expect(await open(resume)).toBe(429);
   });
 
   it("weighs reads by route: a block range costs far more than a lookup", async () => {

@@ -4,7 +4,8 @@ import type { ApiBackend } from "../backend.js";
 import { parseAddressText } from "../params.js";
 import { queryOf } from "../query.js";
 import { errorDoc, type RouteDef } from "../route.js";
-import { StreamRegistry, streamEvents } from "../sse.js";
+import { READ_COST } from "../params.js";
+import { STREAM_HEADERS, StreamRegistry, streamEvents } from "../sse.js";
 
 const registries = new WeakMap<ApiBackend, StreamRegistry>();
 const registryOf = (backend: ApiBackend): StreamRegistry => {
@@ -51,14 +52,27 @@ export const eventRoutes: RouteDef[] = [
       "Every event has an `id`, increasing by one. Reconnecting with `Last-Event-ID` (or `?lastEventId=`) delivers every event after it, in order, exactly once, " +
       "while it is among the node's last 100,000 events; otherwise the stream starts with a `gap` event saying so. " +
       "`?address=<address>` sends only the `tx` events that concern it (other events are all sent). A client that does not read is cut with a `close` event " +
-      "{reason} once it is more than the window behind; at most 128 streams per client address (429 beyond).",
+      "{reason} once it is more than the window behind; at most 16 streams per client address and 320 per node (429 beyond). " +
+      "`HEAD` answers the head only.",
     responses: {
       200: { description: "The event stream", contentType: "text/event-stream", schema: { type: "string" }, example: EXAMPLE_STREAM },
       400: errorDoc("Invalid address (code 102) or Last-Event-ID not a decimal id"),
       429: errorDoc("Too many open event streams from this client address (or on this node)"),
     },
-    handler: ({ backend, req }) => {
+    // a resume filtered by address reads the kept events after its id one by one (up to the whole
+    // window, 100,000, when the address is rare): weighed like a block
+    cost: (_params, req) => {
       const q = queryOf(req);
+      return q.get("address") !== null && (req.headers["last-event-id"] !== undefined || q.get("lastEventId") !== null) ? READ_COST.eventsFilteredResume : 1;
+    },
+    handler: ({ backend, req }) => {
+      // a HEAD answer has no body: a stream's writes would go nowhere and it would never be seen to
+      // stall, holding its place (and making the node encode events for it) for good
+      if (req.method === "HEAD") return { stream: (res) => void res.writeHead(200, STREAM_HEADERS).end() };
+      const q = queryOf(req);
+      for (const name of ["address", "lastEventId"]) {
+        if (q.getAll(name).length > 1) throw new AnchordError(ErrorCode.INVALID_FIELD, `${name} may be given once`);
+      }
       const addressText = q.get("address");
       const address = addressText === null ? undefined : parseAddressText(addressText, backend.config.chainIdByte);
       const lastText = req.headers["last-event-id"] ?? q.get("lastEventId") ?? undefined;
