@@ -150,6 +150,7 @@ describe("HTTP floods from one client", () => {
       const pid = node.child!.pid!;
       const baselineFds = openFds(pid);
       let refused = 0;
+      let timedOut = 0;
       let closed = 0;
       let connected = 0;
       const sockets: net.Socket[] = [];
@@ -162,18 +163,22 @@ describe("HTTP floods from one client", () => {
         socket.on("close", () => {
           closed++;
           if (answer.startsWith("HTTP/1.1 503 ")) refused++;
+          else if (answer.startsWith("HTTP/1.1 408 ")) timedOut++; // held past the header timeout (a slow machine)
         });
         sockets.push(socket);
       }
-      // every connection is either refused (503, closed by the node) or held open, idle
-      await waitUntil("every connection answered or held", () => connected === CONNECTIONS && refused >= CONNECTIONS - PER_CLIENT, 20_000, 20);
+      // every connection is either refused (503, closed by the node) or held open, idle: at most
+      // PER_CLIENT of them stay open (without the bound, all 1,000 would)
+      await waitUntil("every connection answered or held", () => connected === CONNECTIONS && CONNECTIONS - closed <= PER_CLIENT, 20_000, 20);
       const held = CONNECTIONS - closed;
       const fdsDuring = openFds(pid);
       const fromOther = await rawGet(node.apiPort, "/node/status", "127.0.0.2");
       const fromFlooder = await rawGet(node.apiPort, "/node/status", "127.0.0.1");
       for (const s of sockets) s.destroy();
       expect(held).toBeLessThanOrEqual(PER_CLIENT);
-      expect(refused).toBe(CONNECTIONS - held);
+      // each connection the node closed was refused, or held until the header timeout
+      expect(refused + timedOut).toBe(closed);
+      expect(refused).toBeGreaterThan(0);
       expect(fdsDuring - baselineFds).toBeLessThanOrEqual(PER_CLIENT + 16);
       expect(fromOther).toMatch(/^HTTP\/1\.1 200 /);
       expect(fromFlooder).toMatch(/^HTTP\/1\.1 503 /);

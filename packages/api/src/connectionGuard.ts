@@ -11,6 +11,7 @@
 import * as http from "node:http";
 import type { Socket } from "node:net";
 import { clientKey } from "./clientKey.js";
+import { endAndDestroy } from "./socketClose.js";
 
 export interface ConnectionLimits {
   /** Connections open at once from one client key. */
@@ -26,6 +27,9 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = Object.freeze({
 
 /** Counters of the connections the guard refused, for tests, metrics and logs. */
 export interface ConnectionGuardStats {
+  /** Connections accepted since the start. */
+  accepted: number;
+  /** Connections open now. */
   open: number;
   refusedClient: number;
   refusedNode: number;
@@ -43,7 +47,7 @@ const CLIENT_REFUSAL = refusal("too many connections from this address");
 const NODE_REFUSAL = refusal("too many connections to this node");
 
 export class ConnectionGuard {
-  readonly stats: ConnectionGuardStats = { open: 0, refusedClient: 0, refusedNode: 0 };
+  readonly stats: ConnectionGuardStats = { accepted: 0, open: 0, refusedClient: 0, refusedNode: 0 };
   private readonly byClient = new Map<string, number>();
 
   constructor(readonly limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS) {}
@@ -58,21 +62,26 @@ export class ConnectionGuard {
    * (the caller does nothing more with it).
    */
   accept(socket: Socket): boolean {
+    // reset before it was accepted: nothing to answer, nothing to count
+    if (socket.remoteAddress === undefined) {
+      socket.destroy();
+      return false;
+    }
     const key = clientKey(socket.remoteAddress);
     const fromClient = this.byClient.get(key) ?? 0;
     if (fromClient >= this.limits.maxClientConnections || this.stats.open >= this.limits.maxConnections) {
       const byClient = fromClient >= this.limits.maxClientConnections;
       if (byClient) this.stats.refusedClient++;
       else this.stats.refusedNode++;
-      socket.on("error", () => {});
       // what the client sent is read and dropped (unread bytes at close would make the kernel
       // reset the connection, and the client would not see the answer); the socket is destroyed
       // once the answer is written, whatever the client does
       socket.resume();
-      socket.end(byClient ? CLIENT_REFUSAL : NODE_REFUSAL, () => socket.destroy());
+      endAndDestroy(socket, byClient ? CLIENT_REFUSAL : NODE_REFUSAL);
       return false;
     }
     this.byClient.set(key, fromClient + 1);
+    this.stats.accepted++;
     this.stats.open++;
     socket.once("close", () => {
       this.stats.open--;

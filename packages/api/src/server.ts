@@ -11,6 +11,7 @@ import { fastHandlerOf, requiresApiToken } from "./app.js";
 import { AnswerGuard, DEFAULT_ANSWER_LIMITS, type AnswerLimits } from "./answerGuard.js";
 import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connectionGuard.js";
 import { headerOf } from "./http.js";
+import { endAndDestroy } from "./socketClose.js";
 
 export interface ListenOptions {
   readonly host: string;
@@ -68,7 +69,7 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
       : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
         ? [408, "request not received in time"]
         : [400, "malformed HTTP request"];
-  socket.end(rawJsonError(status, message));
+  endAndDestroy(socket, rawJsonError(status, message));
 }
 
 export async function startApi(app: Express, opts: ListenOptions): Promise<RunningApi> {
@@ -107,7 +108,7 @@ export async function startApi(app: Express, opts: ListenOptions): Promise<Runni
   server.requestTimeout = 30_000;
   server.on("clientError", answerClientError);
   // CONNECT (proxy tunnels) is not for this server: a JSON refusal rather than a silent close
-  server.on("connect", (_req: http.IncomingMessage, socket: Duplex) => socket.end(rawJsonError(405, "CONNECT is not supported")));
+  server.on("connect", (_req: http.IncomingMessage, socket: Duplex) => endAndDestroy(socket, rawJsonError(405, "CONNECT is not supported")));
   await new Promise<void>((resolve, reject) => {
     const onError = (e: Error): void => reject(e);
     server.once("error", onError);

@@ -223,13 +223,14 @@ describe("bodies over the limit", () => {
 describe("connections per client and per node", () => {
   /** A connection from `localAddress` (any 127.x address is this machine), open once the server counted it. */
   async function open(api: RunningApi, localAddress = "127.0.0.1"): Promise<net.Socket> {
-    const before = api.connections.stats.open + api.connections.stats.refusedClient + api.connections.stats.refusedNode;
+    const seen = (): number => api.connections.stats.accepted + api.connections.stats.refusedClient + api.connections.stats.refusedNode;
+    const before = seen();
     const socket = net.connect({ port: api.port, host: "127.0.0.1", localAddress });
     sockets.push(socket);
     socket.on("error", () => {});
     await waitFor(
       "the server took the connection",
-      () => api.connections.stats.open + api.connections.stats.refusedClient + api.connections.stats.refusedNode > before,
+      () => seen() > before,
       5_000,
     );
     return socket;
@@ -270,6 +271,22 @@ describe("connections per client and per node", () => {
     expect(status.status).toBe(404);
   });
 
+  it("a connection the server answered last (CONNECT, a malformed request) is closed for good even if its client neither reads nor closes", async () => {
+    const api = await serve({ rateLimit: false }, undefined, { maxClientConnections: 2, maxConnections: 100 });
+    for (const request of ["CONNECT example.org:443 HTTP/1.1\r\nHost: example.org\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n"]) {
+      const socket = net.connect(api.port, "127.0.0.1");
+      sockets.push(socket);
+      socket.on("error", () => {});
+      socket.pause(); // never reads, never closes
+      socket.write(request);
+    }
+    // both answered and closed by the server: their places are free again
+    // (the grace is 5 s: within it, the server destroyed them once their answers were written)
+    await waitFor("both taken, answered and destroyed", () => api.connections.stats.accepted === 2 && api.connections.stats.open === 0, 4_000);
+    const status = await fetch(`${api.url}/node/status`, { headers: { connection: "close" } });
+    expect(status.status).toBe(200);
+  });
+
   it("refuses connections past the node's bound whatever their address, and counts them back on close", async () => {
     const api = await serve({ rateLimit: false }, undefined, { maxClientConnections: 10, maxConnections: 2 });
     const first = await open(api, "127.0.0.2");
@@ -280,7 +297,7 @@ describe("connections per client and per node", () => {
     const text = await answerOf(refused);
     expect(text).toMatch(/^HTTP\/1\.1 503 /);
     expect(text).toContain("too many connections to this node");
-    expect(api.connections.stats).toMatchObject({ open: 2, refusedNode: 1, refusedClient: 0 });
+    expect(api.connections.stats).toMatchObject({ accepted: 2, open: 2, refusedNode: 1, refusedClient: 0 });
     first.destroy();
     await waitFor("the node's count back under its bound", () => api.connections.stats.open === 1, 5_000);
     const status = await fetch(`${api.url}/node/status`, { headers: { connection: "close" } });
