@@ -2,6 +2,7 @@ export * from "./backend.js";
 export { createApi, routeTable, requiresApiToken, fastHandlerOf, API_ROUTES, DEFAULT_RATE_LIMIT, type ApiOptions, type RateLimitOptions } from "./app.js";
 export { startApi, isLoopbackHost, type ListenOptions, type RunningApi } from "./server.js";
 export { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./sse.js";
+export { clientKey } from "./clientKey.js";
 export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits, type ConnectionGuardStats } from "./connectionGuard.js";
 export { buildOpenApi, API_VERSION, type OpenApiDocument } from "./openapi.js";
 export { proofBundle, type BundleContext } from "./proofBundle.js";

@@ -60,6 +60,8 @@ export interface HostInit {
   isBanned(peerId: string): boolean;
   /** Gossipsub application-specific score (P5) of a peer. */
   appScore(peerId: string): number;
+  /** The key a remote IP address is counted under for `maxConnectionsPerHost`. */
+  hostKey(ip: string): string;
   logger: NetworkLogger;
 }
 
@@ -113,11 +115,15 @@ export async function createHost(init: HostInit): Promise<Host> {
 
   // the host exists only once createLibp2p returns; the gater asks it for its connections
   const created: { host?: Libp2p<Services> } = {};
+  const keyOf = (addr: Multiaddr): string | undefined => {
+    const ip = ipOf(addr);
+    return ip === undefined ? undefined : init.hostKey(ip);
+  };
   const hostFull = (remote: Multiaddr): boolean => {
-    const ip = ipOf(remote);
-    if (ip === undefined || created.host === undefined) return false;
+    const key = keyOf(remote);
+    if (key === undefined || created.host === undefined) return false;
     let open = 0;
-    for (const c of created.host.getConnections()) if (ipOf(c.remoteAddr) === ip) open++;
+    for (const c of created.host.getConnections()) if (keyOf(c.remoteAddr) === key) open++;
     return open >= opts.maxConnectionsPerHost;
   };
 

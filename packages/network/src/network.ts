@@ -26,6 +26,12 @@ export interface NetworkHandlers extends SyncServerHandlers {
   onTxMessage(data: Uint8Array, from: string): GossipVerdict | Promise<GossipVerdict>;
   /** A gossiped encoded block. */
   onBlockMessage(data: Uint8Array, from: string): GossipVerdict | Promise<GossipVerdict>;
+  /**
+   * The key a remote IP address is counted under for `maxConnectionsPerHost` (the API's
+   * `clientKey`: an IPv4 address, an IPv6 /56, IPv4-mapped IPv6 as its IPv4); the address itself
+   * when omitted.
+   */
+  hostKey?(ip: string): string;
 }
 
 export interface ConnectedPeer {
@@ -132,6 +138,7 @@ export class Network {
       selfPeerId: key.peerId,
       isBanned: (id) => book.isBanned(id),
       appScore: (id) => -book.pointsOf(id),
+      hostKey: (ip) => handlers.hostKey?.(ip) ?? ip,
       logger,
     });
     const pubsub = node.services.pubsub as GossipSubRouter;

@@ -8,7 +8,7 @@ import { addressFromPublicKey, base58Encode } from "@anchord/crypto";
 import { AnchordError, ErrorCode, encodedBlock, isAnchordError, type Block, type SignedTx } from "@anchord/protocol";
 import { Ledger } from "@anchord/state";
 import { Network } from "@anchord/network";
-import { createApi, startApi } from "@anchord/api";
+import { clientKey, createApi, startApi } from "@anchord/api";
 import { AnchorBatcher } from "./anchoring.js";
 import { AnchorJournal } from "./anchorJournal.js";
 import { NodeBackend, type NodeParts } from "./backend.js";
@@ -170,6 +170,8 @@ export class Node {
         {
           onTxMessage: (data, from) => gossip.onTxMessage(data, from),
           onBlockMessage: (data, from) => gossip.onBlockMessage(data, from),
+          // peers per address counted as the API counts clients (an IPv6 host owns a whole prefix)
+          hostKey: clientKey,
           getStatus: () => ({ genesisId: ledger.headerAt(1)!.idBytes, height: ledger.height, score: ledger.score, tipId: ledger.lastHeader.idBytes }),
           getBlocks: (from, count, maxBytes) => readSyncBlocks(ledger, from, count, maxBytes),
           findCommonHeight: (locator) => {
@@ -192,7 +194,7 @@ export class Node {
         logger.info({ peer: peerId }, "Peer disconnected");
         this.updateGauges();
       });
-      this.rebroadcastTimer = setInterval(() => this.rebroadcast(), this.rebroadcastIntervalMs);
+      this.rebroadcastTimer = setInterval(() => this.rebroadcast("interval"), this.rebroadcastIntervalMs);
       this.rebroadcastTimer.unref();
       this.sync = new Synchronizer(
         chain,
@@ -318,9 +320,11 @@ export class Node {
    * Gossips again the pooled transactions older than `minAgeMs` (bounded per round): after a
    * restart, a new peer or a lost message, acknowledged transactions still reach the generators.
    */
-  private rebroadcast(minAgeMs = 2 * this.ledger.config.averageBlockDelayMs): void {
+  private rebroadcast(cause: "interval" | "peer", minAgeMs = 2 * this.ledger.config.averageBlockDelayMs): void {
     if (!this.network || this.status !== "running") return;
-    for (const tx of this.pool.stale(minAgeMs, 2000)) this.queueGossip(tx);
+    const txs = this.pool.stale(minAgeMs, 2000);
+    this.logger.debug({ cause, transactions: txs.length }, "Pool rebroadcast");
+    for (const tx of txs) this.queueGossip(tx);
   }
 
   /** How often the pool's older transactions are gossiped again, and the least gap between two rebroadcasts peers ask for. */
@@ -338,12 +342,18 @@ export class Node {
    */
   private onPeerConnect(): void {
     if (this.connectRebroadcastTimer !== undefined) return;
-    const wait = Math.max(PEER_SETTLE_MS, this.lastConnectRebroadcastAt + this.rebroadcastIntervalMs - Date.now());
+    this.scheduleConnectRebroadcast(Math.max(PEER_SETTLE_MS, this.lastConnectRebroadcastAt + this.rebroadcastIntervalMs - Date.now()));
+  }
+
+  private scheduleConnectRebroadcast(waitMs: number): void {
     this.connectRebroadcastTimer = setTimeout(() => {
       this.connectRebroadcastTimer = undefined;
+      if (this.status === "stopping" || this.status === "stopped") return;
+      // peers that connect while the node starts are served once it runs
+      if (this.status !== "running") return this.scheduleConnectRebroadcast(PEER_SETTLE_MS);
       this.lastConnectRebroadcastAt = Date.now();
-      this.rebroadcast(0);
-    }, wait);
+      this.rebroadcast("peer", 0);
+    }, waitMs);
     this.connectRebroadcastTimer.unref();
   }
 
