@@ -190,6 +190,10 @@ export class Ledger {
     const from = Math.max(1, tip - HEADER_CACHE + 1);
     const headers = await loadHeaders(this.db, from, tip);
     headers.forEach((h, i) => this.remember(from + i, h));
+    // undo records out of retention that a fork switch kept (`keepUndo`) when the process stopped
+    // before the switch finished: nothing would delete them later
+    const expired = expiredUndoHeight(this.config, tip);
+    if (expired !== undefined) await this.db.clear({ gte: heightKey(Bucket.UNDO, 2), lte: heightKey(Bucket.UNDO, expired) });
   }
 
   private async writeGenesis(genesis: Block): Promise<void> {

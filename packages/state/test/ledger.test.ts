@@ -236,6 +236,46 @@ describe("Ledger: concurrency", () => {
   });
 });
 
+describe("Ledger: undo records kept by a fork switch", () => {
+  const g = testGenesis(
+    [
+      [alice, 1000n * TOKEN],
+      [gen, 10n * TOKEN],
+    ],
+    { maxRollback: 2 },
+  );
+  const undoHeights = (ledger: Ledger): number[] => Array.from({ length: ledger.height }, (_, i) => i + 1).filter((h) => h > 1 && ledger.hasUndo(h));
+
+  it("blocks applied with keepUndo can all be rolled back (unbounded); pruneUndo then leaves 2 × maxRollback", async () => {
+    const { ledger } = await fresh(g);
+    for (let i = 0; i < 3; i++) await ledger.applyBlock(nextBlock(ledger, [], gen));
+    for (let i = 0; i < 6; i++) await ledger.applyBlock(nextBlock(ledger, [transfer(alice, bob, BigInt(i + 1) * TOKEN)], gen), { keepUndo: true });
+    expect(undoHeights(ledger)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // deeper than maxRollback only when asked
+    expect((await rejects(ledger.rollback(4))).code).toBe("INVALID_FIELD");
+    const ids = { addresses: [alice.address, bob.address, gen.address], txIds: [], leaseIds: [], anchors: [] };
+    const before = dumpState(ledger, ids);
+    const removed = await ledger.rollback(4, { unbounded: true });
+    expect(removed).toHaveLength(6);
+    expect(ledger.height).toBe(4);
+    for (const b of removed) await ledger.applyBlock(b, { keepUndo: true });
+    expect(dumpState(ledger, ids)).toEqual(before);
+    await ledger.pruneUndo(5, ledger.height);
+    expect(undoHeights(ledger)).toEqual([7, 8, 9, 10]);
+  });
+
+  it("a ledger reopened after a switch that did not finish drops the undo records out of retention", async () => {
+    const { ledger, dir } = await fresh(g);
+    for (let i = 0; i < 8; i++) await ledger.applyBlock(nextBlock(ledger, [], gen), { keepUndo: i >= 2 });
+    expect(undoHeights(ledger)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    const again = await reopen(ledger, dir, g);
+    expect(undoHeights(again)).toEqual([6, 7, 8, 9]);
+    // and it still rolls back as deep as the rule allows
+    await again.rollback(7);
+    expect(again.height).toBe(7);
+  });
+});
+
 describe("Ledger: rollback", () => {
   it("restores exactly the earlier state, and re-applying gives the same state", async () => {
     // small window and rollback depth so that history pruning and undo expiry happen here
