@@ -9,13 +9,13 @@
  * Needs a built tree (`npm run build`: tsc -b and the web page) and a Chromium: $CHROMIUM_PATH,
  * or chromium / chromium-browser / google-chrome on the PATH (`.ci/run` installs Debian's).
  */
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM_ARGS, findChromium } from "../utils/chromium.js";
 import { REPO_ROOT, startDevnet, type Devnet } from "../utils/devnet-process.js";
 import { waitFor } from "../utils/wait.js";
 
@@ -28,20 +28,6 @@ const SHOTS = process.env["UPDATE_SCREENSHOTS"] === "1" ? join(REPO_ROOT, "docs"
 const WEB_BUILD = join(REPO_ROOT, "packages", "web", "dist", "app", "index.html");
 /** Large integers as strings: the test compares exact amounts, as the page must show them. */
 const ACCEPT = "application/json;large-significand-format=string";
-
-function findChromium(): string {
-  const fromEnv = process.env["CHROMIUM_PATH"];
-  if (fromEnv && existsSync(fromEnv)) return fromEnv;
-  for (const name of ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]) {
-    try {
-      const p = execFileSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim();
-      if (p) return p;
-    } catch {
-      // not this one
-    }
-  }
-  throw new Error("no Chromium found: install Debian's chromium (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH");
-}
 
 /** Tokens from base units, grouped, as the page writes them (exact, BigInt). */
 function tokens(units: string): string {
@@ -101,7 +87,7 @@ beforeAll(async () => {
     executablePath: findChromium(),
     timeout: 60_000,
     // headless, and a fresh empty profile of playwright's own; no connections anywhere but the node
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [...CHROMIUM_ARGS],
   });
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   page.setDefaultTimeout(30_000);

@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
 import { HttpError, LtoCode } from "./http.js";
+import { hostOfHeader, isLoopbackHost } from "./loopback.js";
 
 const digest = (s: string): Buffer => createHash("sha256").update(s, "utf8").digest();
 
@@ -41,9 +42,39 @@ export function apiTokenProblem(token: string): string | undefined {
 
 export type TokenCheck = (req: IncomingMessage) => void;
 
-/** A check that throws 401 unless the request carries `token`; a no-op when no token is set. */
+/** A check that throws 401 unless the request carries `token`; without a token, `checkLocalOrigin`. */
+/**
+ * A node without a token listens on loopback only, and its wallet routes are open to what runs on
+ * this machine. A web page the user visits runs on this machine too: its script may POST JSON to
+ * http://127.0.0.1:6869 (CORS allows any origin, so the preflight passes), or reach it under its
+ * own name through DNS rebinding. Without a token these routes therefore answer only requests
+ * whose `Host` is a loopback name and whose `Origin`, if any (browsers send one with every POST),
+ * is a loopback origin: the node's own page, a local tool; never another site. Clients outside a
+ * browser (the CLI, the client library, curl) send no `Origin`, and a loopback `Host`.
+ */
+export function checkLocalOrigin(req: IncomingMessage): void {
+  const host = req.headers.host;
+  if (host !== undefined && !isLoopbackHost(hostOfHeader(host))) {
+    throw new HttpError(403, LtoCode.UNKNOWN, "this node has no API token: its wallet routes answer only requests to 127.0.0.1 or localhost (start it with --api-token to serve them under another name)");
+  }
+  const origin = req.headers.origin;
+  if (origin !== undefined && !isLoopbackOrigin(origin)) {
+    throw new HttpError(403, LtoCode.UNKNOWN, "this node has no API token: its wallet routes refuse requests from web pages of other origins (start it with --api-token to allow them)");
+  }
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin); // "null" (sandboxed frames, file:) does not parse
+  } catch {
+    return false;
+  }
+  return (url.protocol === "http:" || url.protocol === "https:") && isLoopbackHost(url.hostname);
+}
+
 export function tokenCheck(token: string | undefined): TokenCheck {
-  if (token === undefined || token === "") return () => {};
+  if (token === undefined || token === "") return checkLocalOrigin;
   const problem = apiTokenProblem(token);
   if (problem !== undefined) throw new AnchordError(ErrorCode.INVALID_FIELD, problem);
   const expected = digest(token);

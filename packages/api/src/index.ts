@@ -1,6 +1,7 @@
 export * from "./backend.js";
 export { createApi, routeTable, requiresApiToken, fastHandlerOf, API_ROUTES, DEFAULT_RATE_LIMIT, type ApiOptions, type RateLimitOptions } from "./app.js";
-export { startApi, isLoopbackHost, type ListenOptions, type RunningApi } from "./server.js";
+export { startApi, type ListenOptions, type RunningApi } from "./server.js";
+export { isLoopbackHost } from "./loopback.js";
 export { DEFAULT_STREAM_LIMITS, type StreamLimits } from "./sse.js";
 export { clientKey } from "./clientKey.js";
 export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits, type ConnectionGuardStats } from "./connectionGuard.js";

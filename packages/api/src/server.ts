@@ -11,6 +11,7 @@ import { fastHandlerOf, requiresApiToken } from "./app.js";
 import { AnswerGuard, DEFAULT_ANSWER_LIMITS, type AnswerLimits } from "./answerGuard.js";
 import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connectionGuard.js";
 import { headerOf } from "./http.js";
+import { isLoopbackHost } from "./loopback.js";
 import { endAndDestroy } from "./socketClose.js";
 
 export interface ListenOptions {
@@ -36,13 +37,6 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-export function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
-  if (h === "localhost" || h === "::1" || h === "0:0:0:0:0:0:0:1") return true;
-  if (net.isIPv4(h)) return h.startsWith("127.");
-  if (h.startsWith("::ffff:") && net.isIPv4(h.slice(7))) return h.slice(7).startsWith("127.");
-  return false;
-}
 
 /** A JSON error written straight to a socket, for requests that never reach the app. */
 function rawJsonError(status: number, message: string): string {

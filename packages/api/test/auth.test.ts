@@ -1,3 +1,4 @@
+import * as http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADDRESS_1, ADDRESS_2 } from "./memoryBackend.js";
 import { expectErrorBody, serve, type TestApi } from "./helpers.js";
@@ -91,4 +92,74 @@ describe("auth without a token", () => {
       });
     }
   }
+});
+
+/** A POST as a browser page would send it (its Origin) or through DNS rebinding (another Host): node:http, which lets a test set both. */
+function browserPost(t: TestApi, path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; text: string; acao: string | undefined }> {
+  const url = new URL(t.url + path);
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: url.hostname, port: url.port, path, method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...headers } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text, acao: res.headers["access-control-allow-origin"] as string | undefined }));
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+describe("wallet routes of a node without a token, from web pages", () => {
+  let t: TestApi;
+  let tokened: TestApi;
+  beforeAll(async () => {
+    t = await serve({ rateLimit: false });
+    tokened = await serve({ apiToken: TOKEN, rateLimit: false });
+  });
+  afterAll(async () => {
+    await t.close();
+    await tokened.close();
+  });
+
+  const SIGN = { type: 4, version: 3, sender: ADDRESS_1, recipient: ADDRESS_2, amount: 1 };
+  const WALLET_ROUTES: { path: string; body: unknown }[] = [...PROTECTED.map((r) => ({ path: r.path, body: r.body() })), { path: "/transactions/sign", body: SIGN }, { path: "/transactions/submit", body: SIGN }];
+
+  it("refuses another site's page (its Origin), a sandboxed page (Origin null) and DNS rebinding (another Host), before any work", async () => {
+    const before = t.backend.pool.size;
+    for (const route of WALLET_ROUTES) {
+      const cases: Record<string, string>[] = [{ origin: "https://evil.example" }, { origin: "null" }, { origin: "http://127.0.0.1.evil.example:6869" }, { host: "evil.example:6869" }, { host: "evil.example:6869", origin: "http://evil.example:6869" }];
+      for (const headers of cases) {
+        const r = await browserPost(t, route.path, route.body, headers);
+        expect(r.status, `${route.path} ${JSON.stringify(headers)}: ${r.text}`).toBe(403);
+        expect((JSON.parse(r.text) as { message: string }).message).toContain("this node has no API token");
+        expect(r.acao).toBe("*"); // the page may read the refusal
+      }
+    }
+    expect(t.backend.pool.size).toBe(before);
+    expect((await t.get(`/hash/${HASH}`)).status).toBe(404);
+  });
+
+  it("serves its own page and local tools (loopback origins and hosts), and clients that send no Origin", async () => {
+    const cases: Record<string, string>[] = [{}, { origin: t.url }, { origin: "http://localhost:3000" }, { origin: "http://[::1]:8080" }, { host: "localhost:6869" }, { host: "[::1]:6869", origin: "http://[::1]:6869" }];
+    for (const headers of cases) {
+      const r = await browserPost(t, "/transactions/sign", SIGN, headers);
+      expect(r.status, `${JSON.stringify(headers)}: ${r.text}`).toBe(200);
+    }
+  });
+
+  it("a node with a token serves the token holder from any page (the token is what protects it)", async () => {
+    const r = await browserPost(tokened, "/transactions/sign", SIGN, { origin: "https://wallet.example", authorization: `Bearer ${TOKEN}` });
+    expect(r.status, r.text).toBe(200);
+    expect((await browserPost(tokened, "/transactions/sign", SIGN, { origin: "https://wallet.example" })).status).toBe(401);
+  });
+
+  it("reads stay open to every origin", async () => {
+    const r = await t.get("/node/status", { origin: "https://explorer.example" });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("access-control-allow-origin")).toBe("*");
+  });
 });

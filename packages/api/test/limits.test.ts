@@ -214,7 +214,7 @@ describe("bodies over the limit", () => {
     socket.on("data", (d: Buffer) => (answer += d.toString("latin1")));
     socket.on("error", () => {});
     const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-    socket.write(`POST /hash HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${1 << 30}\r\n\r\n{"hash":`);
+    socket.write(`POST /hash HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${1 << 30}\r\n\r\n{"hash":`);
     await closed;
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
   });
@@ -250,7 +250,7 @@ describe("connections per client and per node", () => {
     sockets.push(refused);
     refused.on("error", () => {});
     const answer = answerOf(refused);
-    refused.write(`POST /hash HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 75\r\n\r\n{"hash":"${HASH}"}`);
+    refused.write(`POST /hash HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 75\r\n\r\n{"hash":"${HASH}"}`);
     const text = await answer;
     expect(text).toMatch(/^HTTP\/1\.1 503 /);
     expect(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4))).toEqual({ error: 0, message: "too many connections from this address" });
