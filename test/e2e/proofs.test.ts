@@ -113,6 +113,8 @@ describe("proof bundles from a live devnet", () => {
     const onlineRenamed = await runCli(["verify", file, "--proof", renamed, "--node", url]);
     expect(onlineRenamed.status).toBe(1);
     expect(onlineRenamed.stdout).toContain("calls its network");
+    // the verdict comes first: not "VALID" above a failed node check
+    expect(onlineRenamed.stdout).toMatch(/^NOT CONFIRMED: the bundle checks out offline, but 1 of the 1 node asked did not confirm it/);
 
     const unknown = await runCli(["verify", "--hash", sha256Hex("never anchored"), "--node", url]);
     expect(unknown.status).toBe(1);

@@ -7,7 +7,10 @@ export type Options = NonNullable<ParseArgsConfig["options"]>;
 export class UsageError extends Error {}
 
 export function parse<T extends Options>(argv: string[], options: T, help: string): { values: Record<string, unknown>; positionals: string[] } | undefined {
-  if (argv.includes("--help") || argv.includes("-h")) {
+  // after "--" everything is a positional, "-h" a file name too
+  const end = argv.indexOf("--");
+  const flags = end < 0 ? argv : argv.slice(0, end);
+  if (flags.includes("--help") || flags.includes("-h")) {
     process.stdout.write(help);
     return undefined;
   }
@@ -36,7 +39,8 @@ type RawOption = string | boolean | undefined;
 export function intOption(values: Record<string, unknown>, name: string, fallback: number, min: number, max: number): number {
   const raw = values[name] as RawOption;
   if (raw === undefined) return fallback;
-  const n = Number(raw);
+  // decimal digits only: Number() would also take "0x10", "1e3" or " 7"
+  const n = typeof raw === "string" && /^[0-9]{1,16}$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max} (got '${String(raw)}')`);
   return n;
 }
@@ -44,7 +48,7 @@ export function intOption(values: Record<string, unknown>, name: string, fallbac
 export function numberOption(values: Record<string, unknown>, name: string, fallback: number, min: number, max: number): number {
   const raw = values[name] as RawOption;
   if (raw === undefined) return fallback;
-  const n = Number(raw);
+  const n = typeof raw === "string" && /^[0-9]{1,16}(\.[0-9]{1,16})?$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name} must be a number from ${min} to ${max} (got '${String(raw)}')`);
   return n;
 }

@@ -189,4 +189,59 @@ describe("anchord verify", () => {
     expect(await verifyCommand([file, "--node", await nodeWith(genesisId, blockId, 102)])).toBe(0);
     expect(out).toMatch(/ok, .*: final/);
   });
+
+  it("a hostile node: an endless answer is cut at 1 MiB, a redirect is not followed, its text cannot forge report lines", async () => {
+    const file = join(dir, "hostile.txt");
+    writeFileSync(file, "checked against a hostile node\n");
+    const hash = sha256Hex(readFileSync(file));
+    const { bundle, genesisId, blockId } = bundleFor(Buffer.from(hash, "hex"));
+    // a proof answer that never ends: 64 KiB chunks until the client hangs up
+    let sent = 0;
+    const endless = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write("[");
+      const more = (): void => {
+        while (!res.destroyed && sent < 64 * 1024 * 1024 && res.write("0,".repeat(32 * 1024))) sent += 64 * 1024;
+        if (!res.destroyed && sent < 64 * 1024 * 1024) res.once("drain", more);
+        else res.end("0]");
+      };
+      more();
+    });
+    await new Promise<void>((r) => endless.listen(0, "127.0.0.1", r));
+    servers.push(endless);
+    capture();
+    expect(await verifyCommand(["--hash", hash, "--node", `http://127.0.0.1:${(endless.address() as { port: number }).port}`])).toBe(1);
+    expect(out).toContain("the answer is larger than 1048576 bytes");
+    expect(sent).toBeLessThan(32 * 1024 * 1024); // it stopped reading long before the end
+
+    // a redirect to another server is refused
+    const moved = createServer((_req, res) => res.writeHead(307, { location: "http://127.0.0.1:1/elsewhere" }).end());
+    await new Promise<void>((r) => moved.listen(0, "127.0.0.1", r));
+    servers.push(moved);
+    capture();
+    expect(await verifyCommand(["--hash", hash, "--node", `http://127.0.0.1:${(moved.address() as { port: number }).port}`])).toBe(1);
+    expect(out).toMatch(/^INVALID: .*unexpected redirect/);
+
+    // what a node writes (an error message, a block id) is printed as text: no line of its own, no escape sequence
+    const liar = await node((key) => {
+      if (key === "GET /blocks/headers/at/1") return [200, { id: `${genesisId}\n  node http://trusted.example: ok, has block ${blockId}: final\u001b[8m`, height: 1 }];
+      return undefined;
+    });
+    writeFileSync(`${file}.proof.json`, JSON.stringify(bundle));
+    capture();
+    expect(await verifyCommand([file, "--node", liar])).toBe(1);
+    expect(out.split("\n").filter((l) => l.includes("trusted.example"))).toHaveLength(1);
+    expect(out).not.toContain("\u001b");
+    expect(out).toContain("\\u{a}");
+    expect(out.startsWith("NOT CONFIRMED")).toBe(true);
+  });
+
+  it("a proof file past 1 MiB is refused before it is read", async () => {
+    const file = join(dir, "big-proof.txt");
+    writeFileSync(file, "a file with a huge proof next to it\n");
+    writeFileSync(`${file}.proof.json`, `{"type":"anchordProof","pad":"${"x".repeat(2 * 1024 * 1024)}"}`);
+    capture();
+    expect(await verifyCommand([file])).toBe(1);
+    expect(out).toContain("is larger than 1048576 bytes: not a proof bundle");
+  });
 });

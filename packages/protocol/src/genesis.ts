@@ -15,6 +15,7 @@ import { assembleBlock } from "./block/create.js";
 import { transactionsRoot } from "./block/root.js";
 import { BLOCK_VERSION, type Block } from "./block/types.js";
 import { createGenesisTx } from "./tx/create.js";
+import { CHAIN_ID_RE, NETWORK_NAME_RE } from "@anchord/verify";
 
 const MAX_GENESIS_BALANCES = 100_000;
 
@@ -36,7 +37,7 @@ const TOP_KEYS = new Set([
   "allowVersionsWithoutChainId",
   "balances",
 ]);
-const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
 
 function invalid(message: string, details?: Record<string, unknown>): AnchordError {
   return new AnchordError(ErrorCode.INVALID_FIELD, `genesis: ${message}`, details);
@@ -100,7 +101,7 @@ function parseChainId(raw: unknown): string {
   if (typeof raw !== "string" || raw.length !== 1) throw invalid(`"chainId" must be a single character, got ${describe(raw)}`);
   const c = raw.charCodeAt(0);
   // Letters and digits only: the chain id also names the gossip topics and the sync protocol.
-  if (!/^[A-Za-z0-9]$/.test(raw)) throw invalid(`"chainId" must be one ASCII letter or digit, got code ${c}`);
+  if (!CHAIN_ID_RE.test(raw)) throw invalid(`"chainId" must be one ASCII letter or digit, got code ${c}`);
   return raw;
 }
 
@@ -140,7 +141,7 @@ export function genesisFromJson(value: unknown): Genesis {
     if (!TOP_KEYS.has(k)) throw invalid(`unknown key "${k}"`);
   }
   const chainId = parseChainId(value.chainId);
-  if (typeof value.name !== "string" || !NAME_RE.test(value.name)) {
+  if (typeof value.name !== "string" || !NETWORK_NAME_RE.test(value.name)) {
     throw invalid(`"name" must be 1 to 64 letters, digits, '_', '.' or '-' starting with a letter or digit, got ${describe(value.name)}`);
   }
   const name = value.name;

@@ -14,7 +14,20 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { blake2b } from "@noble/hashes/blake2.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { base58, concat, equalBytes, fromBase58, fromBase64, fromHex, toHex } from "./encoding.js";
-import { BLOCK_HEADER_WITH_SIGNATURE_LENGTH, BLOCK_SIGNATURE_DOMAIN, BLOCK_SIGNATURE_LENGTH, BLOCK_VERSION, FormatError, readAnchorBody, readHeader, readSignedTx, type KeyType } from "./formats.js";
+import {
+  BLOCK_HEADER_WITH_SIGNATURE_LENGTH,
+  BLOCK_SIGNATURE_DOMAIN,
+  BLOCK_SIGNATURE_LENGTH,
+  BLOCK_VERSION,
+  CHAIN_ID_RE,
+  FormatError,
+  MAX_TX_BYTES,
+  NETWORK_NAME_RE,
+  readAnchorBody,
+  readHeader,
+  readSignedTx,
+  type KeyType,
+} from "./formats.js";
 import { leafHash, rootFromAuditPath } from "./merkle.js";
 
 export const PROOF_TYPE = "anchordProof";
@@ -199,15 +212,16 @@ function run(b: unknown): { passed: VerifyStep[]; facts: NonNullable<VerifyResul
   check("format", hash !== undefined && b["hash"] === toHex(hash), "hash must be 64 lower-case hex digits");
   const { network, transaction, merkle, block, chainpoint } = b as unknown as ProofBundle;
   keysAre("format", network, "network", ["name", "chainId", "genesisBlockId", "maxRollback"]);
-  check("format", typeof network.name === "string" && network.name.length > 0, "network.name must be a string");
-  check("format", typeof network.chainId === "string" && network.chainId.length === 1 && network.chainId.charCodeAt(0) < 256, "network.chainId must be one character");
+  // nothing signs these two, and verifiers print them: held to what a genesis file may say
+  check("format", typeof network.name === "string" && NETWORK_NAME_RE.test(network.name), "network.name must be 1 to 64 letters, digits, '_', '.' or '-' (a genesis name)");
+  check("format", typeof network.chainId === "string" && CHAIN_ID_RE.test(network.chainId), "network.chainId must be one ASCII letter or digit");
   check("format", fromBase58(network.genesisBlockId, 32) !== undefined, "network.genesisBlockId must be base58 of 32 bytes");
   check("format", isCount(network.maxRollback) && network.maxRollback > 0, "network.maxRollback must be a positive integer");
   keysAre("format", transaction, "transaction", ["id", "bytes", "anchorIndex"]);
   const txId = fromBase58(transaction.id, 32);
   check("format", txId !== undefined, "transaction.id must be base58 of 32 bytes");
-  const txBytes = fromBase64(transaction.bytes);
-  check("format", txBytes !== undefined, "transaction.bytes must be base64");
+  const txBytes = fromBase64(transaction.bytes, MAX_TX_BYTES);
+  check("format", txBytes !== undefined, `transaction.bytes must be base64 of at most ${MAX_TX_BYTES} bytes`);
   check("format", isCount(transaction.anchorIndex), "transaction.anchorIndex must be a non-negative integer");
   keysAre("format", merkle, "merkle", ["hash", "leafIndex", "treeSize", "path"]);
   check("format", merkle.hash === MERKLE_HASH, `merkle.hash must be "${MERKLE_HASH}"`);
@@ -333,7 +347,14 @@ export function verifyProofBundle(bundle: unknown): VerifyResult {
 }
 
 /** Parses bundle text (JSON) and verifies it. */
+/**
+ * The largest proof file a verifier reads (the CLI, the web page): a bundle is ~2–20 KB (an anchor
+ * transaction of 100 anchors included); a larger file is refused before it is parsed.
+ */
+export const MAX_PROOF_BYTES = 1024 * 1024;
+
 export function verifyProofText(text: string): VerifyResult {
+  if (text.length > MAX_PROOF_BYTES) return { valid: false, failedStep: "format", error: `the proof is larger than ${MAX_PROOF_BYTES} bytes: not a proof bundle`, passed: [] };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -51,8 +51,9 @@ export function toBase64(b: Uint8Array): string {
 }
 
 /** Canonical padded base64 (re-encoding gives the same text), or undefined. */
-export function fromBase64(text: unknown): Uint8Array | undefined {
-  if (typeof text !== "string" || text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return undefined;
+/** Base64 of at most `maxBytes` bytes (checked on the text's length, before decoding). */
+export function fromBase64(text: unknown, maxBytes = Number.MAX_SAFE_INTEGER): Uint8Array | undefined {
+  if (typeof text !== "string" || text.length % 4 !== 0 || text.length > Math.ceil(maxBytes / 3) * 4 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return undefined;
   const pad = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
   const out = new Uint8Array((text.length / 4) * 3 - pad);
   let o = 0;

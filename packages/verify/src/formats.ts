@@ -132,6 +132,17 @@ export function readAnchorBody(body: Uint8Array): AnchorBody {
   throw new FormatError(`anchor transaction version ${version} is not supported`);
 }
 
+/** The largest encoded transaction (signed bytes); packages/protocol re-exports it. */
+export const MAX_TX_BYTES = 64 * 1024;
+
+/**
+ * A network's name and chain id, as a genesis file may set them (packages/protocol's genesis.ts
+ * uses these): a bundle states both, unsigned, and verifiers print them.
+ */
+export const NETWORK_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+/** One ASCII letter or digit: it also names the gossip topics and the sync protocol. */
+export const CHAIN_ID_RE = /^[A-Za-z0-9]$/;
+
 /** 2: transactionsRoot is the RFC 6962 tree of merkle.ts. The block format's constants live here, where verifiers need them; packages/protocol re-exports them. */
 export const BLOCK_VERSION = 2;
 export const BLOCK_HEADER_LENGTH = 149;

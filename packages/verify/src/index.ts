@@ -10,5 +10,8 @@ export {
   BLOCK_SIGNATURE_DOMAIN,
   BLOCK_SIGNATURE_LENGTH,
   BLOCK_VERSION,
+  CHAIN_ID_RE,
+  MAX_TX_BYTES,
+  NETWORK_NAME_RE,
   FormatError, readAnchorBody, readHeader, readSignedTx, type AnchorBody, type BlockHeaderParts, type KeyType, type SignedTxParts } from "./formats.js";
 export { fromBase58, fromBase64, fromHex, toBase64, toHex } from "./encoding.js";

@@ -44,6 +44,36 @@ describe("malformed bundles", () => {
     }
   });
 
+  it("base64 transaction bytes past the transaction format's bound, and a proof text past 1 MiB, fail the format step at once", () => {
+    const b = clone();
+    (b["transaction"] as Record<string, Json>)["bytes"] = "AAAA".repeat(5_000_000); // 20 MB of text, 15 MB of bytes
+    const r = quick(500, () => verifyProofBundle(b));
+    expectFailed(r, "huge transaction bytes");
+    expect(r.failedStep).toBe("format");
+    expect(r.error).toContain("at most 65536 bytes");
+    const text = quick(500, () => verifyProofText(`{"type":"anchordProof","pad":"${"x".repeat(1024 * 1024)}"}`));
+    expectFailed(text, "huge proof text");
+    expect(text.error).toContain("larger than 1048576 bytes");
+  });
+
+  it("a network name or chain id a genesis file could not hold (they are printed, and nothing signs them) fails the format step", () => {
+    for (const [field, value] of [
+      ["name", "Mainnet (chain L)\n  final         yes\u001b[8m"],
+      ["name", "x".repeat(65)],
+      ["name", ""],
+      ["name", "\u202eevil"],
+      ["chainId", "\u001b"],
+      ["chainId", " "],
+      ["chainId", "é"],
+    ] as const) {
+      const b = clone();
+      (b["network"] as Record<string, Json>)[field] = value;
+      const r = verifyProofBundle(b);
+      expectFailed(r, `${field} ${JSON.stringify(value)}`);
+      expect(r.failedStep).toBe("format");
+    }
+  });
+
   /** Random JSON values, from the plausible to the hostile. */
   function randomValue(rnd: () => number, depth = 0): Json {
     const pick = Math.floor(rnd() * 16);

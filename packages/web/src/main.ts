@@ -34,7 +34,12 @@ async function render(): Promise<void> {
   cleanup = undefined;
   const my = ++generation;
   const alive = (): boolean => my === generation;
-  const path = decodeURIComponent(location.hash.replace(/^#/, "") || "/");
+  let path: string;
+  try {
+    path = decodeURIComponent(location.hash.replace(/^#/, "") || "/");
+  } catch {
+    path = "/"; // a malformed %-escape in the address: the home page rather than an empty one
+  }
   // the main navigation says which of its pages is shown
   for (const link of Array.from(document.querySelectorAll<HTMLAnchorElement>("nav[aria-label=Main] a"))) {
     const target = link.getAttribute("href")!.replace(/^#/, "");

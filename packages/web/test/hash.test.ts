@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { sha256File } from "../src/hash.js";
+import { WHOLE_FILE_MAX, sha256File } from "../src/hash.js";
 
 describe("sha256File", () => {
   const data = randomBytes(9 * 1024 * 1024 + 123);
@@ -18,5 +18,13 @@ describe("sha256File", () => {
 
   it("with Web Crypto", async () => {
     expect(await sha256File(new Blob([data]), globalThis.crypto.subtle)).toBe(want);
+  });
+
+  it("a file larger than Web Crypto is given whole is streamed, even where Web Crypto is offered", async () => {
+    const big = new Blob([new Uint8Array(WHOLE_FILE_MAX + 1)]);
+    let wholeFileDigests = 0;
+    const counting = { digest: (algorithm: "SHA-256", d: ArrayBuffer) => ((wholeFileDigests++), globalThis.crypto.subtle.digest(algorithm, d)) };
+    expect(await sha256File(big, counting)).toBe(createHash("sha256").update(new Uint8Array(WHOLE_FILE_MAX + 1)).digest("hex"));
+    expect(wholeFileDigests).toBe(0);
   });
 });

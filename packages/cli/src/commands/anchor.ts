@@ -3,9 +3,10 @@
  * (SHA-256, streamed), anchors the hash with POST /hash and, with --wait, writes `<file>.proof.json`
  * once the hash is in a block (--final: once the block is final), after checking the bundle offline.
  */
-import { access, constants, writeFile } from "node:fs/promises";
+import { access, constants, rename, writeFile } from "node:fs/promises";
 import { verifyProofBundle } from "@anchord/verify";
 import { intOption, parse, UsageError } from "../args.js";
+import { printable } from "../printable.js";
 import { errorOf, nodeUrl, NodeRequestError, requestNode, sha256File } from "./proofClient.js";
 
 const HELP = `Usage: anchord anchor <file…> --node <url> [--token <t>] [--wait] [--final]
@@ -91,10 +92,10 @@ export async function anchorCommand(argv: string[]): Promise<number> {
     try {
       const t = await anchorFile(node, file, token);
       targets.push(t);
-      process.stdout.write(`${file}  sha256 ${t.hash}  anchored in transaction ${t.sourceId}\n`);
+      process.stdout.write(`${printable(`${file}  sha256 ${t.hash}  anchored in transaction ${t.sourceId}`)}\n`);
     } catch (e) {
       failed++;
-      process.stderr.write(`anchord anchor: ${(e as Error).message}\n`);
+      process.stderr.write(`anchord anchor: ${printable((e as Error).message)}\n`);
     }
   }
   if (wait) {
@@ -107,12 +108,14 @@ export async function anchorCommand(argv: string[]): Promise<number> {
         if (check.facts!.hash !== t.hash) throw new Error(`${t.file}: the node's proof is for ${check.facts!.hash}, not for the file's ${t.hash}`);
         if (final && !check.facts!.final) throw new Error(`${t.file}: the node said final but its proof is not`);
         const out = `${t.file}.proof.json`;
-        await writeFile(out, `${JSON.stringify(bundle, null, 2)}\n`);
+        // written whole or not at all: a proof file that was there stays until the new one is complete
+        await writeFile(`${out}.tmp`, `${JSON.stringify(bundle, null, 2)}\n`);
+        await rename(`${out}.tmp`, out);
         const f = check.facts!;
-        process.stdout.write(`${out}  block ${f.height} ${f.blockId}  ${f.final ? "final" : `${f.confirmations} confirmation${f.confirmations === 1 ? "" : "s"}`}\n`);
+        process.stdout.write(`${printable(`${out}  block ${f.height} ${f.blockId}  ${f.final ? "final" : `${f.confirmations} confirmation${f.confirmations === 1 ? "" : "s"}`}`)}\n`);
       } catch (e) {
         failed++;
-        process.stderr.write(`anchord anchor: ${(e as Error).message}\n`);
+        process.stderr.write(`anchord anchor: ${printable((e as Error).message)}\n`);
       }
     }
   }

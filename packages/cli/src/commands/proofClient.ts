@@ -4,6 +4,11 @@ import { createReadStream } from "node:fs";
 
 /** How long one request to a node may take. */
 export const REQUEST_TIMEOUT_MS = 15_000;
+/**
+ * The largest answer read from a node: a proof bundle is ~2–20 KB (an anchor transaction of 100
+ * anchors included); beyond this the answer is refused while it is read, not held.
+ */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
 
 export class NodeRequestError extends Error {
   constructor(
@@ -32,6 +37,8 @@ export function nodeUrl(text: string): string {
 export interface NodeAnswer {
   readonly status: number;
   readonly body: unknown;
+  /** The body as the node sent it. */
+  readonly text: string;
 }
 
 /** One request; answers any HTTP status with its JSON body; throws NodeRequestError when the node cannot be asked. */
@@ -46,19 +53,50 @@ export async function requestNode(base: string, path: string, init: { method?: s
       method: init.method ?? "GET",
       headers,
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      // a node that sends the client elsewhere is not the node it named
+      redirect: "error",
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
   } catch (e) {
-    throw new NodeRequestError(url, undefined, `cannot reach ${url}: ${(e as Error).cause instanceof Error ? ((e as Error).cause as Error).message : (e as Error).message}`);
+    throw new NodeRequestError(url, undefined, `cannot reach ${url}: ${causeOf(e)}`);
   }
-  const text = await res.text();
+  let text: string;
+  try {
+    text = await readCapped(res, MAX_ANSWER_BYTES);
+  } catch (e) {
+    throw new NodeRequestError(url, res.status, `${url}: reading the answer failed: ${causeOf(e)}`);
+  }
   let body: unknown;
   try {
     body = text === "" ? undefined : JSON.parse(text);
   } catch {
     throw new NodeRequestError(url, res.status, `${url} answered ${res.status} with something that is not JSON`);
   }
-  return { status: res.status, body };
+  return { status: res.status, body, text };
+}
+
+function causeOf(e: unknown): string {
+  const err = e as Error;
+  return err.cause instanceof Error ? err.cause.message : err.message;
+}
+
+/** The body as text, refused (the stream cancelled) once it passes `max` bytes. */
+async function readCapped(res: Response, max: number): Promise<string> {
+  if (res.body === null) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      throw new Error(`the answer is larger than ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** The node's error message, for a non-2xx answer. */

@@ -3,9 +3,10 @@
  * checks a proof bundle offline (@anchord/verify) and that it is the file's (or the given hash's);
  * given nodes, also that each of them has that block id at that height and the bundle's genesis.
  */
-import { readFile } from "node:fs/promises";
-import { fromHex, STEP_TITLES, toHex, verifyProofText, type VerifyResult } from "@anchord/verify";
+import { readFile, stat } from "node:fs/promises";
+import { fromHex, MAX_PROOF_BYTES, STEP_TITLES, toHex, verifyProofText, type VerifyResult } from "@anchord/verify";
 import { parse, UsageError } from "../args.js";
+import { printable } from "../printable.js";
 import { errorOf, nodeUrl, requestNode, sha256File } from "./proofClient.js";
 
 const HELP = `Usage: anchord verify <file> [--proof <json>] [--node <url>…]
@@ -82,7 +83,7 @@ async function checkAgainstNode(node: string, b: Bundleish): Promise<NodeCheck> 
 interface Inputs {
   readonly hash: string;
   readonly proofText: string;
-  /** The bundle could not be fetched from the node (--hash without --proof). */
+  /** Why there is no bundle to check: the node had none (--hash without --proof), the file is too large. */
   readonly fetchError?: string;
   readonly nodes: readonly string[];
   readonly json: boolean;
@@ -114,30 +115,43 @@ async function inputs(argv: string[]): Promise<Inputs | undefined> {
   let proofText: string;
   const proofPath = (parsed.values.proof as string | undefined) ?? (file === undefined ? undefined : `${file}.proof.json`);
   if (proofPath !== undefined) {
+    const size = await stat(proofPath).then(
+      (s) => s.size,
+      (e: Error) => {
+        throw new UsageError(`cannot read the proof ${proofPath}: ${e.message}`);
+      },
+    );
+    // a bundle is a few KB: a larger file is refused before it is read (and held, and parsed)
+    if (size > MAX_PROOF_BYTES) return { hash, proofText: "", fetchError: `the proof ${proofPath} is larger than ${MAX_PROOF_BYTES} bytes: not a proof bundle`, nodes, json: parsed.values.json === true };
     proofText = await readFile(proofPath, "utf8").catch((e: Error) => {
       throw new UsageError(`cannot read the proof ${proofPath}: ${e.message}`);
     });
   } else {
     if (nodes.length === 0) throw new UsageError(`--hash needs --proof <json> or --node <url>\n\n${HELP}`);
-    const a = await requestNode(nodes[0]!, `/hash/${hash}/proof`).catch((e: Error) => ({ status: 0, body: { message: e.message } }));
+    const a = await requestNode(nodes[0]!, `/hash/${hash}/proof`).catch((e: Error) => ({ status: 0, body: { message: e.message }, text: "" }));
     // a hash the node has no proof for is a failed check, not a usage error
     if (a.status !== 200) {
       const why = a.status === 404 ? "the hash is not in a block there" : a.status === 0 ? (a.body as { message: string }).message : errorOf(a);
       return { hash, proofText: "", fetchError: `${nodes[0]} has no proof for ${hash}: ${why}`, nodes, json: parsed.values.json === true };
     }
-    proofText = JSON.stringify(a.body);
+    proofText = a.text;
   }
   return { hash, proofText, nodes, json: parsed.values.json === true };
 }
 
 function report(result: VerifyResult, hash: string, nodes: readonly NodeCheck[]): string {
   const lines: string[] = [];
+  const failedNodes = nodes.filter((n) => !n.ok).length;
+  if (result.valid && failedNodes > 0) {
+    // the verdict first: a valid bundle that a node asked about contradicts (or could not confirm) is not a proof
+    lines.push(`NOT CONFIRMED: the bundle checks out offline, but ${failedNodes} of the ${nodes.length} node${nodes.length === 1 ? "" : "s"} asked did not confirm it (below)`);
+  }
   if (!result.valid) {
     lines.push(`INVALID: ${result.error}`);
     if (result.failedStep !== undefined) lines.push(`  failed check: ${STEP_TITLES[result.failedStep]}`);
   } else {
     const f = result.facts!;
-    lines.push(`VALID: ${hash} is anchored on ${f.network} (chain ${f.chainId})`);
+    lines.push(`${failedNodes > 0 ? "  the bundle says" : "VALID:"} ${hash} is anchored on ${f.network} (chain ${f.chainId})`);
     lines.push(`  height        ${f.height}`);
     lines.push(`  time          ${new Date(f.timestamp).toISOString()}`);
     lines.push(`  block id      ${f.blockId}`);
@@ -151,7 +165,8 @@ function report(result: VerifyResult, hash: string, nodes: readonly NodeCheck[])
     }
   }
   for (const n of nodes) lines.push(`  node ${n.node}: ${n.ok ? "ok," : "FAILED:"} ${n.message}`);
-  return `${lines.join("\n")}\n`;
+  // what a node or the bundle wrote is printed as text, never as terminal control
+  return `${lines.map(printable).join("\n")}\n`;
 }
 
 export async function verifyCommand(argv: string[]): Promise<number> {

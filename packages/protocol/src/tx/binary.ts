@@ -17,12 +17,14 @@
 import { KEY_TYPE_BY_BYTE, KEY_TYPE_BYTE, PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, concatBytes, equalBytes, uint16BE, uint32BE } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "../errors.js";
 import { parseTxBody } from "./bodyDecode.js";
+import { MAX_TX_BYTES } from "@anchord/verify";
 import { buildTx, createGenesisTx, makeSponsor } from "./create.js";
 import { ByteReader } from "./reader.js";
 import { TxType, type SignedTx, type Sponsor, type Transaction, type UnsignedTxFields } from "./types.js";
 
 export const TX_FORMAT_VERSION = 1;
-export const MAX_TX_BYTES = 64 * 1024;
+/** The transaction format's bound lives with the proof verifier, which checks it too. */
+export { MAX_TX_BYTES };
 export const MAX_PROOFS = 8;
 
 const malformed = (message: string, details?: Record<string, unknown>): AnchordError =>

@@ -89,7 +89,10 @@ export function anchorPage(main: HTMLElement, _arg: string, alive: () => boolean
     h("div", { class: "row" }, tokenField("anchor-token")),
     dropZone("anchor-file", "A file to anchor", (f) => {
       replace(chosen, `Hashing ${f.name}…`);
-      void sha256File(f).then((hx) => setHash(hx, `${f.name}: SHA-256`));
+      sha256File(f).then(
+        (hx) => setHash(hx, `${f.name}: SHA-256`),
+        (e: unknown) => replace(chosen, h("span", { class: "error", role: "alert" }, `Could not hash ${f.name}: ${(e as Error).message}`)),
+      );
     }),
     chosen,
     h("div", { class: "row" }, h("label", { for: "anchor-hash" }, "Or a SHA-256 hash (64 hex digits)", hashInput), button),

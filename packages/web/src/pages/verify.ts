@@ -3,7 +3,7 @@
  * bundle from the node and checks it here with @anchord/verify, not by trusting the node's word.
  * A proof file (JSON) dropped here is checked with no node at all.
  */
-import { STATED_FIELDS, STEP_TITLES, VERIFY_STEPS, verifyProofBundle, type ProofBundle, type VerifyResult } from "@anchord/verify";
+import { MAX_PROOF_BYTES, STATED_FIELDS, STEP_TITLES, VERIFY_STEPS, verifyProofBundle, type ProofBundle, type VerifyResult } from "@anchord/verify";
 import { announce, api, ApiError, blockLink, download, fields, group, h, HEX64, nodeStatus, replace, sha256File, time, txLink } from "../lib.js";
 
 /** A labelled file input that also takes a dropped file; keyboard users open the file chooser. */
@@ -31,7 +31,7 @@ export function dropZone(id: string, text: string, onFile: (f: File) => void): H
 
 /** Whether a file looks like a proof bundle (JSON with type "anchordProof"); its text if so. */
 async function proofText(f: File): Promise<string | undefined> {
-  if (f.size > 1024 * 1024) return undefined;
+  if (f.size > MAX_PROOF_BYTES) return undefined;
   const head = new Uint8Array(await f.slice(0, 64).arrayBuffer());
   const start = new TextDecoder().decode(head).trimStart();
   if (!start.startsWith("{")) return undefined;
@@ -76,7 +76,8 @@ export function proofView(result: VerifyResult, bundle: unknown, text: string, s
   return h(
     "section",
     { class: `panel ${result.valid ? "ok" : "bad"}`, id: "result", "data-state": result.valid ? "valid" : "invalid", "aria-labelledby": "result-title" },
-    h("h2", { id: "result-title", class: result.valid ? "ok" : "bad" }, result.valid ? "✓ Verified: the hash is anchored" : "✗ Invalid proof"),
+    // from a file alone, the signatures and the path are proven, not that the block is on the network's chain
+    h("h2", { id: "result-title", class: result.valid ? "ok" : "bad" }, result.valid ? (source === "file" ? "✓ The proof checks out: the hash is in a signed block" : "✓ Verified: the hash is anchored") : "✗ Invalid proof"),
     result.valid
       ? h("p", null, source === "file" ? "Checked in this page from the proof file alone, with no node." : "The proof bundle from the node was checked in this page, step by step (@anchord/verify).")
       : h("p", { role: "alert" }, "Failed step: ", h("strong", { id: "failed-step" }, result.failedStep ?? "?"), ` (${STEP_TITLES[result.failedStep ?? "format"]}): `, h("span", { id: "failed-reason" }, result.error ?? "")),
