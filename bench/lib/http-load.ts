@@ -13,10 +13,14 @@ export interface Target {
   readonly port: number;
 }
 
-/** A complete request (head and body) as bytes. */
+/**
+ * A complete request (head and body) as bytes. Every target is on this machine: `Host: 127.0.0.1`
+ * (a node without an API token answers its wallet routes, `POST /hash` among them, only under a
+ * loopback name).
+ */
 export function buildRequest(method: "GET" | "POST", path: string, body?: string | Buffer, contentType = "application/json"): Buffer {
   const payload = body === undefined ? undefined : typeof body === "string" ? Buffer.from(body, "utf8") : body;
-  let head = `${method} ${path} HTTP/1.1\r\nHost: bench\r\nConnection: keep-alive\r\n`;
+  let head = `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n`;
   if (payload !== undefined) head += `Content-Type: ${contentType}\r\nContent-Length: ${payload.length}\r\n`;
   head += "\r\n";
   return payload === undefined ? Buffer.from(head, "latin1") : Buffer.concat([Buffer.from(head, "latin1"), payload]);

@@ -230,6 +230,8 @@ describe("GET /events", () => {
     } finally {
       for (const s of socks) s.destroy();
     }
+    // a HEAD's parameters are checked as a GET's
+    expect((await fetch(`${api}/events?address=not-an-address`, { method: "HEAD" })).status).toBe(400);
     const twice = await fetch(`${api}/events?address=${users[0]!.address}&address=${users[1]!.address}`);
     expect(twice.status).toBe(400);
     expect(((await twice.json()) as { message: string }).message).toContain("address may be given once");

@@ -42,7 +42,6 @@ export function apiTokenProblem(token: string): string | undefined {
 
 export type TokenCheck = (req: IncomingMessage) => void;
 
-/** A check that throws 401 unless the request carries `token`; without a token, `checkLocalOrigin`. */
 /**
  * A node without a token listens on loopback only, and its wallet routes are open to what runs on
  * this machine. A web page the user visits runs on this machine too: its script may POST JSON to
@@ -73,6 +72,7 @@ function isLoopbackOrigin(origin: string): boolean {
   return (url.protocol === "http:" || url.protocol === "https:") && isLoopbackHost(url.hostname);
 }
 
+/** A check that throws 401 unless the request carries `token`; without a token, `checkLocalOrigin`. */
 export function tokenCheck(token: string | undefined): TokenCheck {
   if (token === undefined || token === "") return checkLocalOrigin;
   const problem = apiTokenProblem(token);

@@ -4,12 +4,17 @@
  */
 import * as net from "node:net";
 
-/** `localhost`, 127.0.0.0/8, `::1` (bracketed or not), and IPv4-mapped 127.x. */
+const LOOPBACK = new net.BlockList();
+LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
+LOOPBACK.addAddress("::1", "ipv6");
+LOOPBACK.addSubnet("::ffff:127.0.0.0", 104, "ipv6"); // IPv4-mapped 127.x, dotted or in hex (::ffff:7f00:1)
+
+/** `localhost` (a trailing dot allowed), 127.0.0.0/8, `::1` and IPv4-mapped 127.x in any notation, bracketed or not. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
-  if (h === "localhost" || h === "::1" || h === "0:0:0:0:0:0:0:1") return true;
-  if (net.isIPv4(h)) return h.startsWith("127.");
-  if (h.startsWith("::ffff:") && net.isIPv4(h.slice(7))) return h.slice(7).startsWith("127.");
+  if (h === "localhost" || h === "localhost.") return true;
+  if (net.isIPv4(h)) return LOOPBACK.check(h, "ipv4");
+  if (net.isIPv6(h)) return LOOPBACK.check(h, "ipv6");
   return false;
 }
 

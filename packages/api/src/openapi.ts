@@ -27,7 +27,10 @@ function responsesOf(route: RouteDef, bodyLimit: number | undefined): Record<str
     out["415"] = errorResponse("Body is not JSON (Content-Type must be application/json)");
     out["429"] = errorResponse("Too many write requests from this client");
   }
-  if (route.auth) out["401"] = errorResponse("Missing or wrong API token (code 2); only when the node is configured with a token");
+  if (route.auth) {
+    out["401"] = errorResponse("Missing or wrong API token (code 2); only when the node is configured with a token");
+    out["403"] = errorResponse("Only when the node has no token: a request under a Host that is not a loopback name, or from a web page of another origin");
+  }
   out["500"] = errorResponse("Failure inside the node (generic message)");
   return out;
 }
@@ -90,7 +93,7 @@ export function buildOpenApi(routes: readonly RouteDef[], config: NetworkConfig,
         "(this page does, so that numbers above 2^53 are shown exactly). " +
         (opts.tokenRequired
           ? "This node requires an API token on the routes that anchor or sign with its wallet."
-          : "This node has no API token configured: every route is open (it listens on loopback only)."),
+          : "This node has no API token configured: it listens on loopback only, and the routes that anchor or sign with its wallet answer only requests under a loopback name (Host) that come from no web page of another origin (Origin)."),
     },
     paths,
     components: {

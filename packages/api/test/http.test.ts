@@ -178,8 +178,8 @@ describe("rate limit on write routes", () => {
 
 describe("startApi", () => {
   it("recognises loopback hosts", () => {
-    for (const h of ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LOCALHOST", "::ffff:127.0.0.1"]) expect(isLoopbackHost(h), h).toBe(true);
-    for (const h of ["0.0.0.0", "::", "192.168.1.2", "10.0.0.1", "example.org", "128.0.0.1", ""]) expect(isLoopbackHost(h), h).toBe(false);
+    for (const h of ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LOCALHOST", "::ffff:127.0.0.1", "[::ffff:7f00:1]", "0:0:0:0:0:0:0:1", "localhost."]) expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ["0.0.0.0", "::", "192.168.1.2", "10.0.0.1", "example.org", "128.0.0.1", "", "::ffff:8000:1", "127.0.0.1.evil.example", "localhost.evil.example", "2130706433"]) expect(isLoopbackHost(h), h).toBe(false);
   });
 
   it("refuses a non-loopback host without a token, before binding", async () => {

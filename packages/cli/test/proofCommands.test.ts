@@ -5,7 +5,8 @@
  */
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -243,5 +244,15 @@ describe("anchord verify", () => {
     capture();
     expect(await verifyCommand([file])).toBe(1);
     expect(out).toContain("is larger than 1048576 bytes: not a proof bundle");
+    // a pipe has no size to look at: it is cut while it is read (the writer gets EPIPE)
+    const fifo = join(dir, "proof.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const writer = createWriteStream(fifo);
+    writer.on("error", () => {});
+    writer.write(`{"type":"anchordProof","pad":"${"x".repeat(3 * 1024 * 1024)}"}`);
+    capture();
+    expect(await verifyCommand([file, "--proof", fifo])).toBe(1);
+    expect(out).toContain("is larger than 1048576 bytes: not a proof bundle");
+    writer.destroy();
   });
 });

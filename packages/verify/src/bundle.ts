@@ -346,13 +346,13 @@ export function verifyProofBundle(bundle: unknown): VerifyResult {
   }
 }
 
-/** Parses bundle text (JSON) and verifies it. */
 /**
  * The largest proof file a verifier reads (the CLI, the web page): a bundle is ~2–20 KB (an anchor
  * transaction of 100 anchors included); a larger file is refused before it is parsed.
  */
 export const MAX_PROOF_BYTES = 1024 * 1024;
 
+/** Parses bundle text (JSON) and verifies it. */
 export function verifyProofText(text: string): VerifyResult {
   if (text.length > MAX_PROOF_BYTES) return { valid: false, failedStep: "format", error: `the proof is larger than ${MAX_PROOF_BYTES} bytes: not a proof bundle`, passed: [] };
   let parsed: unknown;

@@ -50,12 +50,15 @@ export function toBase64(b: Uint8Array): string {
   return out;
 }
 
-/** Canonical padded base64 (re-encoding gives the same text), or undefined. */
-/** Base64 of at most `maxBytes` bytes (checked on the text's length, before decoding). */
+/**
+ * Canonical padded base64 (re-encoding gives the same text) of at most `maxBytes` bytes, or
+ * undefined; the text's length is checked before anything is decoded.
+ */
 export function fromBase64(text: unknown, maxBytes = Number.MAX_SAFE_INTEGER): Uint8Array | undefined {
   if (typeof text !== "string" || text.length % 4 !== 0 || text.length > Math.ceil(maxBytes / 3) * 4 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return undefined;
   const pad = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
   const out = new Uint8Array((text.length / 4) * 3 - pad);
+  if (out.length > maxBytes) return undefined;
   let o = 0;
   for (let i = 0; i < text.length; i += 4) {
     const n = (B64.indexOf(text[i]!) << 18) | (B64.indexOf(text[i + 1]!) << 12) | ((B64.indexOf(text[i + 2]!) & 63) << 6) | (B64.indexOf(text[i + 3]!) & 63);

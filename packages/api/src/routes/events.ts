@@ -63,12 +63,9 @@ export const eventRoutes: RouteDef[] = [
     // window, 100,000, when the address is rare): weighed like a block
     cost: (_params, req) => {
       const q = queryOf(req);
-      return q.get("address") !== null && (req.headers["last-event-id"] !== undefined || q.get("lastEventId") !== null) ? READ_COST.eventsFilteredResume : 1;
+      return req.method !== "HEAD" && q.get("address") !== null && (req.headers["last-event-id"] !== undefined || q.get("lastEventId") !== null) ? READ_COST.eventsFilteredResume : 1;
     },
     handler: ({ backend, req }) => {
-      // a HEAD answer has no body: a stream's writes would go nowhere and it would never be seen to
-      // stall, holding its place (and making the node encode events for it) for good
-      if (req.method === "HEAD") return { stream: (res) => void res.writeHead(200, STREAM_HEADERS).end() };
       const q = queryOf(req);
       for (const name of ["address", "lastEventId"]) {
         if (q.getAll(name).length > 1) throw new AnchordError(ErrorCode.INVALID_FIELD, `${name} may be given once`);
@@ -79,6 +76,10 @@ export const eventRoutes: RouteDef[] = [
       if (lastText !== undefined && (typeof lastText !== "string" || !ID_RE.test(lastText))) {
         throw new AnchordError(ErrorCode.INVALID_FIELD, "Last-Event-ID must be an event id (a decimal integer)");
       }
+      // a HEAD answer (its parameters checked as a GET's) has no body: a stream's writes would go
+      // nowhere and it would never be seen to stall, holding its place (and making the node encode
+      // events for it) for good
+      if (req.method === "HEAD") return { stream: (res) => void res.writeHead(200, STREAM_HEADERS).end() };
       const registry = registryOf(backend);
       const release = registry.acquire(req);
       return { stream: (res) => streamEvents(res, backend.events(), { lastEventId: lastText === undefined ? undefined : Number(lastText), address }, release, registry.limits) };

@@ -3,7 +3,8 @@
  * (SHA-256, streamed), anchors the hash with POST /hash and, with --wait, writes `<file>.proof.json`
  * once the hash is in a block (--final: once the block is final), after checking the bundle offline.
  */
-import { access, constants, rename, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { access, constants, rename, unlink, writeFile } from "node:fs/promises";
 import { verifyProofBundle } from "@anchord/verify";
 import { intOption, parse, UsageError } from "../args.js";
 import { printable } from "../printable.js";
@@ -109,8 +110,14 @@ export async function anchorCommand(argv: string[]): Promise<number> {
         if (final && !check.facts!.final) throw new Error(`${t.file}: the node said final but its proof is not`);
         const out = `${t.file}.proof.json`;
         // written whole or not at all: a proof file that was there stays until the new one is complete
-        await writeFile(`${out}.tmp`, `${JSON.stringify(bundle, null, 2)}\n`);
-        await rename(`${out}.tmp`, out);
+        const tmp = `${out}.${randomBytes(4).toString("hex")}.tmp`;
+        try {
+          await writeFile(tmp, `${JSON.stringify(bundle, null, 2)}\n`, { flag: "wx" });
+          await rename(tmp, out);
+        } catch (e) {
+          await unlink(tmp).catch(() => undefined);
+          throw e;
+        }
         const f = check.facts!;
         process.stdout.write(`${printable(`${out}  block ${f.height} ${f.blockId}  ${f.final ? "final" : `${f.confirmations} confirmation${f.confirmations === 1 ? "" : "s"}`}`)}\n`);
       } catch (e) {

@@ -3,7 +3,7 @@
  * checks a proof bundle offline (@anchord/verify) and that it is the file's (or the given hash's);
  * given nodes, also that each of them has that block id at that height and the bundle's genesis.
  */
-import { readFile, stat } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { fromHex, MAX_PROOF_BYTES, STEP_TITLES, toHex, verifyProofText, type VerifyResult } from "@anchord/verify";
 import { parse, UsageError } from "../args.js";
 import { printable } from "../printable.js";
@@ -115,17 +115,13 @@ async function inputs(argv: string[]): Promise<Inputs | undefined> {
   let proofText: string;
   const proofPath = (parsed.values.proof as string | undefined) ?? (file === undefined ? undefined : `${file}.proof.json`);
   if (proofPath !== undefined) {
-    const size = await stat(proofPath).then(
-      (s) => s.size,
-      (e: Error) => {
-        throw new UsageError(`cannot read the proof ${proofPath}: ${e.message}`);
-      },
-    );
-    // a bundle is a few KB: a larger file is refused before it is read (and held, and parsed)
-    if (size > MAX_PROOF_BYTES) return { hash, proofText: "", fetchError: `the proof ${proofPath} is larger than ${MAX_PROOF_BYTES} bytes: not a proof bundle`, nodes, json: parsed.values.json === true };
-    proofText = await readFile(proofPath, "utf8").catch((e: Error) => {
+    // a bundle is a few KB: a larger file (or pipe: --proof /dev/stdin) is refused once it passes
+    // the bound, before it is held or parsed
+    const read = await readCappedFile(proofPath, MAX_PROOF_BYTES).catch((e: Error) => {
       throw new UsageError(`cannot read the proof ${proofPath}: ${e.message}`);
     });
+    if (read === undefined) return { hash, proofText: "", fetchError: `the proof ${proofPath} is larger than ${MAX_PROOF_BYTES} bytes: not a proof bundle`, nodes, json: parsed.values.json === true };
+    proofText = read;
   } else {
     if (nodes.length === 0) throw new UsageError(`--hash needs --proof <json> or --node <url>\n\n${HELP}`);
     const a = await requestNode(nodes[0]!, `/hash/${hash}/proof`).catch((e: Error) => ({ status: 0, body: { message: e.message }, text: "" }));
@@ -137,6 +133,24 @@ async function inputs(argv: string[]): Promise<Inputs | undefined> {
     proofText = a.text;
   }
   return { hash, proofText, nodes, json: parsed.values.json === true };
+}
+
+/** A file's text, or undefined once it passes `max` bytes (read in pieces: a pipe or a growing file too). */
+async function readCappedFile(path: string, max: number): Promise<string | undefined> {
+  const file = await open(path, "r");
+  try {
+    const buffer = Buffer.alloc(max + 1);
+    let size = 0;
+    for (;;) {
+      const { bytesRead } = await file.read(buffer, size, buffer.length - size, null);
+      if (bytesRead === 0) break;
+      size += bytesRead;
+      if (size > max) return undefined;
+    }
+    return buffer.toString("utf8", 0, size);
+  } finally {
+    await file.close();
+  }
 }
 
 function report(result: VerifyResult, hash: string, nodes: readonly NodeCheck[]): string {
