@@ -308,4 +308,21 @@ describe("the web page in a browser", () => {
     await shot("home-phone");
     await page.setViewportSize({ width: 1200, height: 900 });
   });
+
+  it("the API documentation renders under its content security policy, and refuses to be framed", async () => {
+    const docs = await browser.newPage();
+    const violations: string[] = [];
+    docs.on("console", (m) => {
+      if (/content security policy/i.test(m.text())) violations.push(m.text());
+    });
+    const answer = await docs.goto(`${base}/api-docs`);
+    expect(answer?.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
+    expect(answer?.headers()["x-frame-options"]).toBe("DENY");
+    // the UI drew the document: its title and the wallet route's operations
+    await docs.waitForSelector(".swagger-ui .info .title", { timeout: 30_000 });
+    expect(await docs.textContent(".swagger-ui .info .title")).toContain("anchord");
+    await docs.waitForSelector(".opblock-summary-path[data-path='/hash']");
+    expect(violations).toEqual([]);
+    await docs.close();
+  });
 });

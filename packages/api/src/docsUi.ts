@@ -47,9 +47,26 @@ const INIT = `window.onload = function () {
 };
 `;
 
+/**
+ * Every answer under /api-docs: scripts only from this node (the UI's files), nothing framed
+ * elsewhere. Its "Try it out" runs in the node's own origin, so a page of another site that framed
+ * it could have a visitor click a wallet route for it; swagger-ui styles elements inline and draws
+ * icons from data: URLs.
+ */
+export const DOCS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  "X-Frame-Options": "DENY",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+});
+
 /** Router serving the UI page, its initializer and swagger-ui-dist's assets under /api-docs. */
 export function docsUiRouter(): Router {
   const router = express.Router({ strict: true });
+  router.use(DOCS_PATH, (_req, res, next) => {
+    for (const [k, v] of Object.entries(DOCS_HEADERS)) res.setHeader(k, v);
+    next();
+  });
   const page = (_req: express.Request, res: express.Response): void => {
     res.type("html").send(PAGE);
   };
