@@ -215,6 +215,8 @@ export class Chain {
       // Restore our chain exactly as it was.
       await ledger.rollback(commonHeight, { unbounded: true });
       for (const b of dropped) await ledger.applyBlock(b, { verified: () => true, sync: true });
+      // (nothing is left out of retention now; this clears the ledger's note of kept records)
+      await ledger.pruneUndo(commonHeight + 1, ledger.height);
       await this.admission.afterLedgerChange();
       this.logger.warn({ commonHeight, err: isAnchordError(e) ? e.code : String(e) }, "Fork rejected, previous chain restored");
       throw e;

@@ -36,10 +36,15 @@ export const Bucket = {
 } as const;
 export type Bucket = (typeof Bucket)[keyof typeof Bucket];
 
-/** META names: genesis → genesis block id(32); tip → height(4); format → version(4). */
+/**
+ * META names: genesis → genesis block id(32); tip → height(4); format → version(4); undoKeptFrom →
+ * height(4) of the first block applied with `keepUndo` whose kept undo records are not pruned yet
+ * (a fork switch under way; absent otherwise).
+ */
 export const META_GENESIS = "genesis";
 export const META_TIP = "tip";
 export const META_FORMAT = "format";
+export const META_UNDO_KEPT_FROM = "undoKeptFrom";
 /**
  * 2: block version 2 (RFC 6962 transactionsRoot). 3: the per-address indexes (addressIndex.ts),
  * which older data dirs lack. Older formats are refused with a message.

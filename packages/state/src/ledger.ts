@@ -25,7 +25,7 @@ import {
 } from "@anchord/protocol";
 import { applyBlockTransactions } from "./blockTransition.js";
 import { addressLeasesAt, addressTxEntries, type AddressTxEntry, type ChainPosition } from "./addressReads.js";
-import { Bucket, META_FORMAT, META_GENESIS, META_TIP, STORAGE_FORMAT, heightKey, key, metaKey } from "./buckets.js";
+import { Bucket, META_FORMAT, META_GENESIS, META_TIP, META_UNDO_KEPT_FROM, STORAGE_FORMAT, heightKey, key, metaKey } from "./buckets.js";
 import { decodeAnchorLocation, decodeLease, decodeTxLocation, readU32, u32 } from "./codec.js";
 import { expiredUndoHeight, planBlock, planRollback, type LedgerMemory } from "./commit.js";
 import { openDb, storageError, type BatchOp, type Db } from "./db.js";
@@ -119,6 +119,8 @@ export class Ledger {
   private readonly serial = new Mutex();
   private readonly view: StateView;
   private tip = 0;
+  /** META_UNDO_KEPT_FROM as stored: blocks from this height on may have kept expired undo records. */
+  private undoKeptFrom: number | undefined;
   /** Counts the changes of the chain since the ledger opened (see `version`). */
   private changes = 0;
   private tipHeader: StoredHeader | undefined;
@@ -190,10 +192,13 @@ export class Ledger {
     const from = Math.max(1, tip - HEADER_CACHE + 1);
     const headers = await loadHeaders(this.db, from, tip);
     headers.forEach((h, i) => this.remember(from + i, h));
-    // undo records out of retention that a fork switch kept (`keepUndo`) when the process stopped
-    // before the switch finished: nothing would delete them later
-    const expired = expiredUndoHeight(this.config, tip);
-    if (expired !== undefined) await this.db.clear({ gte: heightKey(Bucket.UNDO, 2), lte: heightKey(Bucket.UNDO, expired) });
+    // a fork switch that did not finish (the process stopped) kept undo records out of retention
+    // (`keepUndo`): nothing else would delete them
+    const kept = await this.db.get(metaKey(META_UNDO_KEPT_FROM));
+    if (kept !== undefined) {
+      this.undoKeptFrom = readU32(kept);
+      await this.pruneUndoLocked(this.undoKeptFrom, tip);
+    }
   }
 
   private async writeGenesis(genesis: Block): Promise<void> {
@@ -446,7 +451,11 @@ export class Ledger {
         parentTimestamp: parent.timestamp,
         verified: opts.verified,
       });
-      await this.commit(block, height, overlay, lookups, this.score + blockScore(block.baseTarget), [], opts.sync === true, opts.keepUndo === true);
+      const keepUndo = opts.keepUndo === true;
+      // the first block that keeps undo records says so, in its own batch (see pruneUndo)
+      const marks = keepUndo && this.undoKeptFrom === undefined;
+      await this.commit(block, height, overlay, lookups, this.score + blockScore(block.baseTarget), marks ? [{ type: "put", key: metaKey(META_UNDO_KEPT_FROM), value: u32(height) }] : [], opts.sync === true, keepUndo);
+      if (marks) this.undoKeptFrom = height;
     });
   }
 
@@ -458,13 +467,19 @@ export class Ledger {
   pruneUndo(fromHeight: number, toHeight: number): Promise<void> {
     return this.serial.run(async () => {
       this.assertOpen();
-      const ops: BatchOp[] = [];
-      for (let h = fromHeight; h <= toHeight; h++) {
-        const expired = expiredUndoHeight(this.config, h);
-        if (expired !== undefined) ops.push({ type: "del", key: heightKey(Bucket.UNDO, expired) });
-      }
-      if (ops.length) await this.write(ops);
+      await this.pruneUndoLocked(fromHeight, toHeight);
     });
+  }
+
+  private async pruneUndoLocked(fromHeight: number, toHeight: number): Promise<void> {
+    const ops: BatchOp[] = [];
+    for (let h = fromHeight; h <= toHeight; h++) {
+      const expired = expiredUndoHeight(this.config, h);
+      if (expired !== undefined) ops.push({ type: "del", key: heightKey(Bucket.UNDO, expired) });
+    }
+    if (this.undoKeptFrom !== undefined) ops.push({ type: "del", key: metaKey(META_UNDO_KEPT_FROM) });
+    if (ops.length) await this.write(ops);
+    this.undoKeptFrom = undefined;
   }
 
   /**
