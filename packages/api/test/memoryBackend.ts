@@ -227,8 +227,9 @@ export class MemoryBackend implements ApiBackend {
     return this.minOver(address, confirmations, "effective");
   }
 
-  async broadcast(tx: SignedTx): Promise<void> {
-    if (this.pool.has(tx.id)) return;
+  async broadcast(tx: SignedTx): Promise<SignedTx> {
+    const pooled = this.pool.get(tx.id);
+    if (pooled) return pooled;
     if (this.txIndex.has(tx.id)) throw new AnchordError(ErrorCode.ALREADY_IN_CHAIN, `transaction ${tx.id} is already in the chain`);
     validateTxStateless(tx, this.config);
     if (!verifyTxSignatures(tx)) throw new AnchordError(ErrorCode.INVALID_SIGNATURE, "invalid signature");
@@ -245,6 +246,7 @@ export class MemoryBackend implements ApiBackend {
       if (lease.tx.sender !== tx.sender) throw new AnchordError(ErrorCode.LEASE_NOT_OWNER, "only the lease's sender can cancel it");
     }
     this.pool.set(tx.id, tx);
+    return tx;
   }
 
   private walletKey(sender: string): KeyPair {

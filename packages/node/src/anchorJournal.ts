@@ -124,7 +124,8 @@ export class AnchorJournal {
   }
 
   /** Forgets entries that are final or were anchored anew (not synced: losing it repeats a check). */
-  async forget(ownIds: readonly string[], foreignHexes: readonly string[]): Promise<void> {
+  /** `sync`: fsynced, for a removal that must not come back after a power cut (see anchoring.ts). */
+  async forget(ownIds: readonly string[], foreignHexes: readonly string[], opts: { sync?: boolean } = {}): Promise<void> {
     if (!ownIds.length && !foreignHexes.length) return;
     const ops: { type: "del"; key: Uint8Array }[] = [];
     for (const id of ownIds) {
@@ -135,7 +136,7 @@ export class AnchorJournal {
       ops.push({ type: "del", key: key(FOREIGN, Buffer.from(hex, "hex")) });
       this.foreign.delete(hex);
     }
-    await this.write("forget", () => this.db.batch(ops));
+    await this.write("forget", () => this.db.batch(ops, { sync: opts.sync === true }));
   }
 
   async close(): Promise<void> {

@@ -85,6 +85,8 @@ export class AnchorBatcher {
    * the hash was in a block already (one lookup: the answer to POST /hash needs no second).
    */
   anchor(hash: Uint8Array): Promise<AnchorStatus> {
+    // (the API stops before anchoring does; a caller after that gets an answer, not a hang)
+    if (this.closed) return Promise.reject(new AnchordError(ErrorCode.UNAVAILABLE, "this node is stopping: it anchors nothing more"));
     const onChain = this.ledger.anchor(hash);
     if (onChain) return this.acknowledgeOnChain(hash, onChain);
     // one still being submitted is not acknowledged yet (its pool write may fail): its hashes wait
@@ -262,8 +264,9 @@ export class AnchorBatcher {
       const hashes = batch.map((w) => w.hash);
       const [pooled, journaled] = await Promise.allSettled([this.admission.add(tx), this.journal.recordOwn(tx.id, hashes)]);
       if (pooled.status === "rejected" || journaled.status === "rejected") {
-        // not acknowledged: nothing of it may be kept to be anchored later
-        if (journaled.status === "fulfilled") await this.journal.forget([tx.id], []).catch(() => undefined);
+        // not acknowledged: nothing of it may be kept to be anchored later (synced: after a power
+        // cut the entry would come back, and the sweep would anchor hashes whose requests failed)
+        if (journaled.status === "fulfilled") await this.journal.forget([tx.id], [], { sync: true }).catch(() => undefined);
         throw pooled.status === "rejected" ? pooled.reason : (journaled as PromiseRejectedResult).reason;
       }
       this.onPooled?.(tx);

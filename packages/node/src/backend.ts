@@ -1,5 +1,5 @@
 /** The node's implementation of the HTTP interface's `ApiBackend`. */
-import { AnchordError, ErrorCode, TxType, createTx, decodeTx, signTx, transactionAuditPath, type JsonValue, type Block, type BlockHeader, type CancelLeaseTx, type LeaseTx, type SignedTx, type Transaction } from "@anchord/protocol";
+import { AnchordError, ErrorCode, TxType, createTx, decodeTx, encodedTx, signTx, transactionAuditPath, type JsonValue, type Block, type BlockHeader, type CancelLeaseTx, type LeaseTx, type SignedTx, type Transaction } from "@anchord/protocol";
 import { blockTxBytes } from "@anchord/state";
 import type { ApiBackend, AnchorProof, AnchorStatus, BalanceAtHeight, BalanceSnapshot, CancelLeaseRequest, ConfirmedTx, EventFeed, LeaseRecord, LeaseRequest, MetricsText, NodeStatus, PeerInfo, TransactionStatus } from "@anchord/api";
 import { addressFromPublicKey, equalBytes } from "@anchord/crypto";
@@ -14,6 +14,8 @@ import type { Wallet } from "./wallet.js";
 import type { EventLog } from "./events.js";
 import { addressTransactions, balancesAt, leaseRecord, leasesAt } from "./historyReads.js";
 import { signRequest } from "./signRequest.js";
+import { VerifiedCache } from "./signatureCache.js";
+import { verifyTransactions } from "./verify.js";
 
 export const NODE_VERSION = "anchord 0.1.0";
 
@@ -105,8 +107,16 @@ export class NodeBackend implements ApiBackend {
     return this.node.ledger.minEffectiveBalance(address, confirmations);
   }
 
-  async broadcast(tx: SignedTx): Promise<void> {
+  async broadcast(tx: SignedTx): Promise<SignedTx> {
     await this.node.submit(tx);
+    // a transaction of this id was already pooled: its id covers the body only, so this copy's
+    // proofs (or sponsor) may differ from the pooled one's, and nothing checked them
+    const pooled = this.node.pool.get(tx.id);
+    if (pooled === undefined || pooled === tx || equalBytes(encodedTx(pooled), encodedTx(tx))) return tx;
+    if ((await verifyTransactions([tx], new VerifiedCache())).length > 0) {
+      throw new AnchordError(ErrorCode.INVALID_SIGNATURE, "invalid signature: a transaction with this id is pooled, with other proofs");
+    }
+    return pooled;
   }
 
   private account(sender: string) {
@@ -181,7 +191,7 @@ export class NodeBackend implements ApiBackend {
   }
 
   async signTransaction(body: JsonValue, submit: boolean): Promise<SignedTx> {
-    const tx = signRequest(body, this.node.wallet, this.node.anchoring.account(), this.config);
+    const tx = signRequest(body, this.node.wallet, this.node.anchoring.account(), this.config, { now: Date.now(), lastBlockTimestamp: this.node.ledger.lastHeader.timestamp });
     if (submit) await this.node.submit(tx);
     return tx;
   }

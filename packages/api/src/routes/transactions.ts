@@ -14,7 +14,7 @@ export const transactionRoutes: RouteDef[] = [
     operationId: "broadcast",
     tag: "transactions",
     summary: "Broadcast a signed transaction",
-    description: "Full admission (signature, fee, timestamp, balance and lease rules), then gossip. A transaction already in the pool is accepted again without error. Open even when an API token is configured: the transaction is already signed.",
+    description: "Full admission (signature, fee, timestamp, balance and lease rules), then gossip. A transaction already in the pool is accepted again without error, answered as the pool holds it (a copy with other proofs must have valid ones: 101 otherwise). Open even when an API token is configured: the transaction is already signed.",
     body: { schema: ref("BroadcastTransaction"), example: EXAMPLE_BROADCAST },
     responses: {
       200: { description: "The admitted transaction", schema: ref("Transaction"), example: EXAMPLE_LEASE_JSON },
@@ -23,8 +23,7 @@ export const transactionRoutes: RouteDef[] = [
     },
     handler: async ({ backend, body }) => {
       const tx = txFromJson(body, backend.config.chainIdByte);
-      await backend.broadcast(tx);
-      return json(txToJson(tx));
+      return json(txToJson(await backend.broadcast(tx)));
     },
   },
   {
