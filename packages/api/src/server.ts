@@ -37,7 +37,6 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-
 /** A JSON error written straight to a socket, for requests that never reach the app. */
 function rawJsonError(status: number, message: string): string {
   const body = JSON.stringify({ error: 0, message });
