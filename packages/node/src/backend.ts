@@ -8,7 +8,7 @@ import type { Network } from "@anchord/network";
 import type { AnchorBatcher } from "./anchoring.js";
 import type { Generator } from "./generator.js";
 import type { NodeMetrics } from "./metrics.js";
-import type { TxPool } from "./pool.js";
+import type { AddResult, TxPool } from "./pool.js";
 import type { Synchronizer } from "./sync.js";
 import type { Wallet } from "./wallet.js";
 import type { EventLog } from "./events.js";
@@ -37,8 +37,8 @@ export interface NodeParts {
   readonly generator: Generator | undefined;
   /** The first failed write of the ledger or the pool (disk full, I/O error), if any. */
   storageFailure(): AnchordError | undefined;
-  /** Admits a locally submitted transaction and gossips it (`Node.submit`). */
-  submit(tx: SignedTx): Promise<void>;
+  /** Admits a locally submitted transaction and gossips it (`Node.submit`): "duplicate" when already pooled. */
+  submit(tx: SignedTx): Promise<AddResult>;
   /** Runs a client's write, refused with UNAVAILABLE after a storage failure (`Node.writing`). */
   writing<T>(fn: () => Promise<T>): Promise<T>;
   /** The live event feed (GET /events). */
@@ -108,11 +108,11 @@ export class NodeBackend implements ApiBackend {
   }
 
   async broadcast(tx: SignedTx): Promise<SignedTx> {
-    await this.node.submit(tx);
+    if ((await this.node.submit(tx)) === "added") return tx;
     // a transaction of this id was already pooled: its id covers the body only, so this copy's
     // proofs (or sponsor) may differ from the pooled one's, and nothing checked them
     const pooled = this.node.pool.get(tx.id);
-    if (pooled === undefined || pooled === tx || equalBytes(encodedTx(pooled), encodedTx(tx))) return tx;
+    if (pooled === undefined || equalBytes(encodedTx(pooled), encodedTx(tx))) return tx;
     if ((await verifyTransactions([tx], new VerifiedCache())).length > 0) {
       throw new AnchordError(ErrorCode.INVALID_SIGNATURE, "invalid signature: a transaction with this id is pooled, with other proofs");
     }

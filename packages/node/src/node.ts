@@ -20,7 +20,7 @@ import { createLogger, type Logger } from "./logger.js";
 import { NodeMetrics } from "./metrics.js";
 import { defaultNodeOptions, type NodeOptions } from "./options.js";
 import { outboxLingerMs, RateMeter } from "./outbox.js";
-import type { TxPool } from "./pool.js";
+import type { AddResult, TxPool } from "./pool.js";
 import { TxAdmission } from "./txAdmission.js";
 import { Synchronizer } from "./sync.js";
 import { readSyncBlocks } from "./syncBlocks.js";
@@ -252,9 +252,10 @@ export class Node {
   }
 
   /** Admits a locally submitted transaction (API, wallet) and gossips it once. */
-  async submit(tx: SignedTx): Promise<void> {
+  async submit(tx: SignedTx): Promise<AddResult> {
     const result = await this.writing(() => this.admission.add(tx));
     if (result === "added") this.queueGossip(tx);
+    return result;
   }
 
   /** The first failed write of the ledger, the pool or the anchor journal (disk full, I/O error), if any. */

@@ -37,8 +37,9 @@ async function partsBackend(extraSeeds: string[] = []): Promise<{ backend: NodeB
     events: new EventLog(),
     storageFailure: () => failure,
     submit: async (tx) => {
-      await admission.add(tx);
+      const result = await admission.add(tx);
       submitted.push(tx);
+      return result;
     },
     writing: (fn) => fn(),
   };
