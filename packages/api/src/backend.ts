@@ -168,10 +168,10 @@ export interface ApiBackend {
   minEffectiveBalance(address: string, confirmations: number): bigint;
 
   // transactions
-  /** Full admission to the pool (and gossip). A duplicate already in the pool is not an error. */
   /**
-   * Admits `tx` and gossips it; resolves to the transaction as the node holds it (a copy of a pooled
-   * transaction with other valid proofs, or a sponsor added, is answered with the pooled one).
+   * Full admission to the pool, and gossip; a duplicate already in the pool is not an error.
+   * Resolves to the transaction as the node holds it (a copy of a pooled transaction with other
+   * valid proofs, or a sponsor added, is answered with the pooled one).
    */
   broadcast(tx: SignedTx): Promise<SignedTx>;
   /** Signs a lease with the wallet key of `sender` and admits it; throws SENDER_NOT_IN_WALLET etc. */

@@ -8,10 +8,9 @@
  * key (clientKey.ts: an IPv4 address or an IPv6 /56); a connection past either bound is answered
  * `503` with the API's JSON error body and closed before anything of it is read.
  */
-import * as http from "node:http";
 import type { Socket } from "node:net";
 import { clientKey } from "./clientKey.js";
-import { endAndDestroy } from "./socketClose.js";
+import { endAndDestroy, rawJsonError } from "./socketClose.js";
 
 export interface ConnectionLimits {
   /** Connections open at once from one client key. */
@@ -35,16 +34,8 @@ export interface ConnectionGuardStats {
   refusedNode: number;
 }
 
-function refusal(message: string): string {
-  const body = JSON.stringify({ error: 0, message });
-  return (
-    `HTTP/1.1 503 ${http.STATUS_CODES[503]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nAccess-Control-Allow-Origin: *\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`
-  );
-}
-
-const CLIENT_REFUSAL = refusal("too many connections from this address");
-const NODE_REFUSAL = refusal("too many connections to this node");
+const CLIENT_REFUSAL = rawJsonError(503, "too many connections from this address", { "Retry-After": "1" });
+const NODE_REFUSAL = rawJsonError(503, "too many connections to this node", { "Retry-After": "1" });
 
 export class ConnectionGuard {
   readonly stats: ConnectionGuardStats = { accepted: 0, open: 0, refusedClient: 0, refusedNode: 0 };

@@ -43,9 +43,10 @@ export const MAX_BODY = Object.freeze({ default: 32 * 1024, idBatch: 64 * 1024 }
  * rateLimit.ts), from its parameters alone: a lookup weighs 1; a block (up to thousands of
  * transactions) 100; a block range as much as the blocks it can answer before
  * MAX_BLOCK_SEQUENCE_TRANSACTIONS or MAX_LISTED_ENCODED_BYTES stops it (about three full blocks'
- * worth); the pool listing 200; a `GET /events` resume filtered by address 200 (it reads the kept events after
- * its id one by one, up to the window of 100,000: 2–4 ms measured). The answer's size is charged again after it is sent, beyond these
- * (ANSWER_BYTES_PER_READ_UNIT): a full block comes to thousands of units.
+ * worth); the pool listing 200; a `GET /events` resume filtered by address 200 (it reads the
+ * kept events after its id one by one, up to the window of 100,000: 2–4 ms measured). The
+ * answer's size is charged again after it is sent, beyond these (ANSWER_BYTES_PER_READ_UNIT): a
+ * full block comes to thousands of units.
  */
 export const READ_COST = Object.freeze({ block: 100, blockSequenceMax: 300, unconfirmed: 200, document: 10, eventsFilteredResume: 200 });
 

@@ -12,7 +12,7 @@ import { AnswerGuard, DEFAULT_ANSWER_LIMITS, type AnswerLimits } from "./answerG
 import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connectionGuard.js";
 import { headerOf } from "./http.js";
 import { isLoopbackHost } from "./loopback.js";
-import { endAndDestroy } from "./socketClose.js";
+import { endAndDestroy, rawJsonError } from "./socketClose.js";
 
 export interface ListenOptions {
   readonly host: string;
@@ -35,15 +35,6 @@ export interface RunningApi {
   readonly connections: ConnectionGuard;
   /** Stops accepting, closes idle and active connections, resolves when closed. */
   close(): Promise<void>;
-}
-
-/** A JSON error written straight to a socket, for requests that never reach the app. */
-function rawJsonError(status: number, message: string): string {
-  const body = JSON.stringify({ error: 0, message });
-  return (
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? "Error"}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nAccess-Control-Allow-Origin: *\r\nConnection: close\r\n\r\n${body}`
-  );
 }
 
 /**

@@ -1,5 +1,16 @@
-/** Closing a socket the server has given its last answer on. */
+/** Last answers written straight to a socket (requests that never reach the app), and closing it. */
+import * as http from "node:http";
 import type { Duplex } from "node:stream";
+
+/** A JSON error answer (the API's `{error, message}` body), with `Connection: close`. */
+export function rawJsonError(status: number, message: string, headers: Readonly<Record<string, string>> = {}): string {
+  const body = JSON.stringify({ error: 0, message });
+  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+  return (
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? "Error"}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nAccess-Control-Allow-Origin: *\r\n${extra}Connection: close\r\n\r\n${body}`
+  );
+}
 
 /** How long a socket the server has answered and is closing may take to be read before it is destroyed. */
 export const CLOSE_GRACE_MS = 5_000;

@@ -171,7 +171,7 @@ export async function createHost(init: HostInit): Promise<Host> {
 }
 
 /** The IP address a multiaddr dials or came from (`/ip4/…` or `/ip6/…`), if it names one. */
-export function ipOf(addr: Multiaddr): string | undefined {
+function ipOf(addr: Multiaddr): string | undefined {
   for (const c of addr.getComponents()) if (c.name === "ip4" || c.name === "ip6") return c.value;
   return undefined;
 }

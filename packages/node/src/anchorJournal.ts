@@ -123,8 +123,10 @@ export class AnchorJournal {
     return v === undefined ? [] : splitHashes(v);
   }
 
-  /** Forgets entries that are final or were anchored anew (not synced: losing it repeats a check). */
-  /** `sync`: fsynced, for a removal that must not come back after a power cut (see anchoring.ts). */
+  /**
+   * Forgets entries that are final or were anchored anew (not synced: losing it repeats a check),
+   * or, with `sync`, fsynced: a removal that must not come back after a power cut (anchoring.ts).
+   */
   async forget(ownIds: readonly string[], foreignHexes: readonly string[], opts: { sync?: boolean } = {}): Promise<void> {
     if (!ownIds.length && !foreignHexes.length) return;
     const ops: { type: "del"; key: Uint8Array }[] = [];

@@ -7,6 +7,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { blake2b256, parseAddress, utf8 } from "@anchord/crypto";
+import { CHAIN_ID_RE, NETWORK_NAME_RE } from "@anchord/verify";
 import { AnchordError, ErrorCode } from "./errors.js";
 import { INT64_MAX } from "./int64.js";
 import { parseJson, stringifyJson, toBigIntStrict, type JsonValue } from "./json.js";
@@ -15,7 +16,6 @@ import { assembleBlock } from "./block/create.js";
 import { transactionsRoot } from "./block/root.js";
 import { BLOCK_VERSION, type Block } from "./block/types.js";
 import { createGenesisTx } from "./tx/create.js";
-import { CHAIN_ID_RE, NETWORK_NAME_RE } from "@anchord/verify";
 
 const MAX_GENESIS_BALANCES = 100_000;
 
@@ -37,7 +37,6 @@ const TOP_KEYS = new Set([
   "allowVersionsWithoutChainId",
   "balances",
 ]);
-
 
 function invalid(message: string, details?: Record<string, unknown>): AnchordError {
   return new AnchordError(ErrorCode.INVALID_FIELD, `genesis: ${message}`, details);

@@ -451,10 +451,10 @@ export class Ledger {
         parentTimestamp: parent.timestamp,
         verified: opts.verified,
       });
-      const keepUndo = opts.keepUndo === true;
       // the first block that keeps undo records says so, in its own batch (see pruneUndo)
-      const marks = keepUndo && this.undoKeptFrom === undefined;
-      await this.commit(block, height, overlay, lookups, this.score + blockScore(block.baseTarget), marks ? [{ type: "put", key: metaKey(META_UNDO_KEPT_FROM), value: u32(height) }] : [], opts.sync === true, keepUndo);
+      const marks = opts.keepUndo === true && this.undoKeptFrom === undefined;
+      const extra: BatchOp[] = marks ? [{ type: "put", key: metaKey(META_UNDO_KEPT_FROM), value: u32(height) }] : [];
+      await this.commit(block, height, overlay, lookups, this.score + blockScore(block.baseTarget), extra, opts);
       if (marks) this.undoKeptFrom = height;
     });
   }
@@ -552,10 +552,10 @@ export class Ledger {
     };
   }
 
-  private async commit(block: Block, height: number, overlay: Overlay, lookups: BlockLookups, score: bigint, extra: BatchOp[], sync = false, keepUndo = false): Promise<void> {
+  private async commit(block: Block, height: number, overlay: Overlay, lookups: BlockLookups, score: bigint, extra: BatchOp[], opts: Pick<ApplyBlockOptions, "sync" | "keepUndo"> = {}): Promise<void> {
     const blockBytes = encodedBlock(block);
-    const plan = planBlock({ memory: this.memory, config: this.config, block, height, blockBytes, score, overlay, lookups, keepUndo });
-    await this.write(extra.length ? plan.ops.concat(extra) : plan.ops, sync);
+    const plan = planBlock({ memory: this.memory, config: this.config, block, height, blockBytes, score, overlay, lookups, keepUndo: opts.keepUndo });
+    await this.write(extra.length ? plan.ops.concat(extra) : plan.ops, opts.sync === true);
     plan.apply(this.memory);
     this.remember(height, { header: headerOnly(block), score });
     this.changes++;

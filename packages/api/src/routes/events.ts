@@ -1,10 +1,9 @@
 /** GET /events: the chain as Server-Sent Events (sse.ts). */
 import { AnchordError, ErrorCode } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
-import { parseAddressText } from "../params.js";
+import { parseAddressText, READ_COST } from "../params.js";
 import { queryOf } from "../query.js";
 import { errorDoc, type RouteDef } from "../route.js";
-import { READ_COST } from "../params.js";
 import { STREAM_HEADERS, StreamRegistry, streamEvents } from "../sse.js";
 
 const registries = new WeakMap<ApiBackend, StreamRegistry>();

@@ -1,14 +1,10 @@
 /** What `anchord anchor` and `anchord verify` need from a node's HTTP API, and the file hash. */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
+import { MAX_PROOF_BYTES } from "@anchord/verify";
 
 /** How long one request to a node may take. */
 export const REQUEST_TIMEOUT_MS = 15_000;
-/**
- * The largest answer read from a node: a proof bundle is ~2–20 KB (an anchor transaction of 100
- * anchors included); beyond this the answer is refused while it is read, not held.
- */
-export const MAX_ANSWER_BYTES = 1024 * 1024;
 
 export class NodeRequestError extends Error {
   constructor(
@@ -62,7 +58,9 @@ export async function requestNode(base: string, path: string, init: { method?: s
   }
   let text: string;
   try {
-    text = await readCapped(res, MAX_ANSWER_BYTES);
+    // the largest answer the CLI reads is a proof bundle: any answer past a proof file's bound is
+    // refused while it is read, not held
+    text = await readCapped(res, MAX_PROOF_BYTES);
   } catch (e) {
     throw new NodeRequestError(url, res.status, `${url}: reading the answer failed: ${causeOf(e)}`);
   }

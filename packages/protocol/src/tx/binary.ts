@@ -15,9 +15,9 @@
  * format/type/version, oversize input and more than 8 proofs. Signatures are not verified here.
  */
 import { KEY_TYPE_BY_BYTE, KEY_TYPE_BYTE, PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, concatBytes, equalBytes, uint16BE, uint32BE } from "@anchord/crypto";
+import { MAX_TX_BYTES } from "@anchord/verify";
 import { AnchordError, ErrorCode } from "../errors.js";
 import { parseTxBody } from "./bodyDecode.js";
-import { MAX_TX_BYTES } from "@anchord/verify";
 import { buildTx, createGenesisTx, makeSponsor } from "./create.js";
 import { ByteReader } from "./reader.js";
 import { TxType, type SignedTx, type Sponsor, type Transaction, type UnsignedTxFields } from "./types.js";
