@@ -169,6 +169,9 @@ describe("anchord verify", () => {
     expect(await verifyCommand([file, "--node", await nodeWith(genesisId, blockId)])).toBe(0);
     expect(out).toContain("4 confirmations");
     expect(out).not.toContain("unproven");
+    capture();
+    expect(await verifyCommand([file, "--node", await nodeWith(genesisId, blockId, 2)])).toBe(0);
+    expect(out).toContain(": 1 confirmation\n");
     for (const url of [await nodeWith(genesisId, genesisId), await nodeWith(blockId, blockId), await nodeWith(genesisId, undefined)]) {
       capture();
       expect(await verifyCommand([file, "--node", url])).toBe(1);

@@ -10,6 +10,11 @@ export function group(n: bigint | number | string): string {
   return (neg ? "-" : "") + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
+/** "1 confirmation", "2,001 confirmations": a grouped count with its noun, plural unless one. */
+export function count(n: bigint | number, noun: string): string {
+  return `${group(n)} ${noun}${BigInt(n) === 1n ? "" : "s"}`;
+}
+
 /**
  * An amount in base units (a decimal string from the API's large-significand-format=string, or a
  * small number) as tokens: "1,000,000.5". BigInt all the way: never rounded through a double.

@@ -48,7 +48,7 @@ export function fields(rows: readonly (readonly [string, Child] | null | undefin
 
 // ------------------------------------------------------------------ numbers
 
-export { ago, group, short, time, tokens } from "./format.js";
+export { ago, count, group, short, time, tokens } from "./format.js";
 import { group, short, tokens } from "./format.js";
 
 export function amount(units: string | number | bigint | undefined): HTMLElement {

@@ -1,6 +1,6 @@
 /** The page's amounts are exact at any size: BigInt from the API's decimal strings, never a double. */
 import { describe, expect, it } from "vitest";
-import { group, short, tokens } from "../src/format.js";
+import { count, group, short, tokens } from "../src/format.js";
 
 describe("amounts in tokens", () => {
   it("groups thousands and keeps every base unit", () => {
@@ -25,5 +25,14 @@ describe("amounts in tokens", () => {
     expect(group(999)).toBe("999");
     expect(short("3FPJ1vmxSGgq6Ut7xde4EGWiSwswxksttC9")).toBe("3FPJ1vmx…wxksttC9");
     expect(short("abc")).toBe("abc");
+  });
+});
+
+describe("counts", () => {
+  it("say one in the singular and every other count in the plural", () => {
+    expect(count(1, "confirmation")).toBe("1 confirmation");
+    expect(count(0, "confirmation")).toBe("0 confirmations");
+    expect(count(2001, "confirmation")).toBe("2,001 confirmations");
+    expect(count(1n, "block")).toBe("1 block");
   });
 });

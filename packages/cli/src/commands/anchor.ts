@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { access, constants, rename, unlink, writeFile } from "node:fs/promises";
 import { verifyProofBundle } from "@anchord/verify";
 import { intOption, parse, UsageError } from "../args.js";
+import { count } from "../count.js";
 import { printable } from "../printable.js";
 import { errorOf, nodeUrl, NodeRequestError, requestNode, sha256File } from "./proofClient.js";
 
@@ -119,7 +120,7 @@ export async function anchorCommand(argv: string[]): Promise<number> {
           throw e;
         }
         const f = check.facts!;
-        process.stdout.write(`${printable(`${out}  block ${f.height} ${f.blockId}  ${f.final ? "final" : `${f.confirmations} confirmation${f.confirmations === 1 ? "" : "s"}`}`)}\n`);
+        process.stdout.write(`${printable(`${out}  block ${f.height} ${f.blockId}  ${f.final ? "final" : count(f.confirmations, "confirmation")}`)}\n`);
       } catch (e) {
         failed++;
         process.stderr.write(`anchord anchor: ${printable((e as Error).message)}\n`);

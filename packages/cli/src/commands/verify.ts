@@ -6,6 +6,7 @@
 import { open } from "node:fs/promises";
 import { fromHex, MAX_PROOF_BYTES, STEP_TITLES, toHex, verifyProofText, type VerifyResult } from "@anchord/verify";
 import { parse, UsageError } from "../args.js";
+import { count } from "../count.js";
 import { printable } from "../printable.js";
 import { errorOf, nodeUrl, requestNode, sha256File } from "./proofClient.js";
 
@@ -74,7 +75,7 @@ async function checkAgainstNode(node: string, b: Bundleish): Promise<NodeCheck> 
       return { node, ok: false, message: `calls its network ${String(network?.name)} (chain ${String(network?.chainId)}), the bundle says ${b.network.name} (chain ${b.network.chainId})` };
     }
     const final = confirmations > maxRollback;
-    return { node, ok: true, message: `has block ${b.block.id} at height ${b.block.height}: ${final ? "final" : `${confirmations} confirmations`}`, confirmations, final };
+    return { node, ok: true, message: `has block ${b.block.id} at height ${b.block.height}: ${final ? "final" : count(confirmations, "confirmation")}`, confirmations, final };
   } catch (e) {
     return { node, ok: false, message: (e as Error).message };
   }

@@ -4,7 +4,7 @@
  * A proof file (JSON) dropped here is checked with no node at all.
  */
 import { MAX_PROOF_BYTES, STATED_FIELDS, STEP_TITLES, VERIFY_STEPS, verifyProofBundle, type ProofBundle, type VerifyResult } from "@anchord/verify";
-import { announce, api, ApiError, blockLink, download, fields, group, h, HEX64, nodeStatus, replace, sha256File, time, txLink } from "../lib.js";
+import { announce, api, ApiError, blockLink, count, download, fields, group, h, HEX64, nodeStatus, replace, sha256File, time, txLink } from "../lib.js";
 
 /** A labelled file input that also takes a dropped file; keyboard users open the file chooser. */
 export function dropZone(id: string, text: string, onFile: (f: File) => void): HTMLElement {
@@ -70,8 +70,8 @@ export function proofView(result: VerifyResult, bundle: unknown, text: string, s
     if (live) {
       const c = live.tip - f.height + 1;
       const maxRollback = b?.network?.maxRollback ?? 0;
-      confirmations = c > maxRollback ? h("span", { id: "result-final" }, `final (${group(c)} confirmations)`) : `${group(c)} confirmations (final after ${group(maxRollback)})`;
-    } else confirmations = f.final ? `final (${group(f.confirmations)} confirmations when the proof was issued)` : `${group(f.confirmations)} when the proof was issued (${b?.issuedAt ? time(b.issuedAt) : "?"})`;
+      confirmations = c > maxRollback ? h("span", { id: "result-final" }, `final (${count(c, "confirmation")})`) : `${count(c, "confirmation")} (final after ${group(maxRollback)})`;
+    } else confirmations = f.final ? `final (${count(f.confirmations, "confirmation")} when the proof was issued)` : `${group(f.confirmations)} when the proof was issued (${b?.issuedAt ? time(b.issuedAt) : "?"})`;
   }
   return h(
     "section",
@@ -223,7 +223,7 @@ export function verifyPage(main: HTMLElement, arg: string): void {
                 s.genesisBlockId !== undefined && s.genesisBlockId !== (bundle as ProofBundle).network.genesisBlockId
                   ? h("span", { class: "bad" }, `This node is on another network (${s.network}, another genesis block): it cannot confirm this proof.`)
                   : hdr.id === facts.blockId && s.chainId === facts.chainId
-                    ? h("span", { class: "ok" }, `This node's chain (${s.network}) has this block at height ${group(facts.height)}, ${group(s.blockchainHeight - facts.height + 1)} confirmations.`)
+                    ? h("span", { class: "ok" }, `This node's chain (${s.network}) has this block at height ${group(facts.height)}, ${count(s.blockchainHeight - facts.height + 1, "confirmation")}.`)
                     : h("span", { class: "bad" }, `This node's chain (${s.network}, chain id ${s.chainId}) has a different block at height ${group(facts.height)}.`),
               ),
             (e: unknown) => replace(said, h("span", { class: "bad" }, `This node has no block at height ${group(facts.height)}: ${(e as Error).message}`)),
