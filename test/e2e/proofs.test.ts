@@ -172,7 +172,7 @@ describe("proof bundles from a live devnet", () => {
       writeFileSync(doc, "final");
       const r = await runCli(["anchor", doc, "--node", node.apiUrl!, "--final", "--timeout", "60"], { timeoutMs: 90_000 });
       expect(r.status, r.stdout + r.stderr).toBe(0);
-      expect(r.stdout).toContain("final");
+      expect(r.stdout).toMatch(/final by the node's word \(\d+ confirmations, its maximum rollback 3\)/);
       const fin = JSON.parse(readFileSync(`${doc}.proof.json`, "utf8")) as ProofBundle;
       expect(fin).toMatchObject({ final: true, network: { maxRollback: 3 } });
       expect(fin.confirmations).toBeGreaterThan(3);

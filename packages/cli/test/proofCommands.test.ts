@@ -118,6 +118,9 @@ describe("anchord anchor", () => {
     expect(await anchorCommand([file, "--node", "ftp://x"])).toBe(2);
     expect(await anchorCommand([join(dir, "missing")])).toBe(2);
     expect(await anchorCommand([file, "--node", "http://127.0.0.1:1", "--timeout", "soon"])).toBe(2);
+    capture();
+    expect(await anchorCommand([file, "--node", "http://127.0.0.1:1", "--node", "http://127.0.0.1:2"])).toBe(2);
+    expect(out).toContain("give --node once");
   });
 });
 

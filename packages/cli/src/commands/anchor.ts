@@ -64,17 +64,20 @@ export async function anchorCommand(argv: string[]): Promise<number> {
   let node: string;
   let timeoutS: number;
   try {
-    parsed = parse(argv, { node: { type: "string" }, token: { type: "string" }, wait: { type: "boolean" }, final: { type: "boolean" }, timeout: { type: "string" } }, HELP);
+    parsed = parse(argv, { node: { type: "string", multiple: true }, token: { type: "string" }, wait: { type: "boolean" }, final: { type: "boolean" }, timeout: { type: "string" } }, HELP);
     if (!parsed) return 0;
     if (parsed.positionals.length === 0) throw new UsageError(`anchor needs at least one file\n\n${HELP}`);
-    if (typeof parsed.values.node !== "string") throw new UsageError(`anchor needs --node <url>\n\n${HELP}`);
+    const nodes = (parsed.values.node as string[] | undefined) ?? [];
+    if (nodes.length === 0) throw new UsageError(`anchor needs --node <url>\n\n${HELP}`);
+    // verify takes several nodes; anchor asks one, and must not pick one of several silently
+    if (nodes.length > 1) throw new UsageError(`anchor sends each file to one node: give --node once (anchord verify --node checks others)`);
     for (const file of parsed.positionals) {
       await access(file, constants.R_OK).catch(() => {
         throw new UsageError(`cannot read ${file}`);
       });
     }
     try {
-      node = nodeUrl(parsed.values.node);
+      node = nodeUrl(nodes[0]!);
     } catch (e) {
       throw new UsageError(`--node: ${(e as Error).message}`);
     }
@@ -120,7 +123,7 @@ export async function anchorCommand(argv: string[]): Promise<number> {
           throw e;
         }
         const f = check.facts!;
-        process.stdout.write(`${printable(`${out}  block ${f.height} ${f.blockId}  ${f.final ? "final" : count(f.confirmations, "confirmation")}`)}\n`);
+        process.stdout.write(`${printable(`${out}  block ${f.height} ${f.blockId}  ${f.final ? `final by the node's word (${count(f.confirmations, "confirmation")}, its maximum rollback ${check.stated!.maxRollback})` : count(f.confirmations, "confirmation")}`)}\n`);
       } catch (e) {
         failed++;
         process.stderr.write(`anchord anchor: ${printable((e as Error).message)}\n`);
