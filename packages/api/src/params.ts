@@ -1,8 +1,7 @@
 /** Parsing and validation of path parameters and body fields; every failure is an AnchordError. */
 import { canonicalAddress, tryBase58Decode, fromHex } from "@anchord/crypto";
-import { AnchordError, ErrorCode, INT64_MAX, checkAmountRange, toBigIntStrict, type JsonValue } from "@anchord/protocol";
+import { AnchordError, ErrorCode, INT64_MAX, balanceWindowOf, checkAmountRange, toBigIntStrict, type JsonValue, type NetworkConfig } from "@anchord/protocol";
 
-export const MAX_CONFIRMATIONS = 100_000;
 export const MAX_BLOCK_SEQUENCE = 100;
 /**
  * GET /blocks/seq stops after the block that brings its answer to this many transactions (it
@@ -94,8 +93,11 @@ export function parseUint(text: string, what: string, max: number): number {
   return n;
 }
 
-export function parseConfirmations(text: string): number {
-  return parseUint(text, "confirmations", MAX_CONFIRMATIONS);
+/** A confirmations path parameter: 0 to the network's generating-balance window (`balanceWindowOf`). */
+export function parseConfirmations(text: string, config: Pick<NetworkConfig, "generatingBalanceWindow">): number {
+  const n = parseUint(text, "confirmations", Number.MAX_SAFE_INTEGER);
+  balanceWindowOf(n, config);
+  return n;
 }
 
 export function parseHeight(text: string, what = "height"): number {

@@ -1,6 +1,7 @@
 /**
  * Network parameters: one typed configuration per network, fixed by its genesis file.
  */
+import { AnchordError, ErrorCode } from "./errors.js";
 
 export interface FeeSchedule {
   readonly transfer: bigint;
@@ -94,4 +95,21 @@ export function confirmationsOf(height: number, tip: number): number {
  */
 export function isFinalHeight(height: number, tip: number, config: Pick<NetworkConfig, "maxRollback">): boolean {
   return confirmationsOf(height, tip) > config.maxRollback;
+}
+
+/**
+ * The n of a "minimum balance over the last n blocks" read (n = 0 and 1: the current balance),
+ * held to the generating-balance window: that is the depth of balance history a node keeps
+ * (docs/storage.md §3), so a deeper n is refused rather than answered with the window's minimum.
+ */
+export function balanceWindowOf(confirmations: number, config: Pick<NetworkConfig, "generatingBalanceWindow">): number {
+  const window = config.generatingBalanceWindow;
+  if (!Number.isInteger(confirmations) || confirmations < 0 || confirmations > window) {
+    throw new AnchordError(
+      ErrorCode.INVALID_FIELD,
+      `confirmations must be an integer from 0 to ${window}: nodes keep balance history for the generating-balance window (${window} blocks)`,
+      { confirmations, max: window },
+    );
+  }
+  return Math.max(1, confirmations);
 }

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { base58Decode, equalBytes, tryBase58Decode } from "@anchord/crypto";
 import {
   AnchordError,
+  balanceWindowOf,
   ErrorCode,
   createGenesisBlock,
   decodeBlock,
@@ -312,20 +313,32 @@ export class Ledger {
 
   /**
    * Minimum regular balance over the last n blocks (n = 0 and 1: the current balance; n beyond
-   * the height: from the genesis block). n is capped at the generating-balance window, the depth
-   * of the kept balance history.
+   * the height: from the genesis block). n above the generating-balance window, the depth of the
+   * kept balance history, is refused (`balanceWindowOf`).
    */
   minRegularBalance(address: string, confirmations: number): bigint {
-    const n = Math.min(Math.max(1, Math.floor(confirmations)), this.config.generatingBalanceWindow);
+    const n = balanceWindowOf(confirmations, this.config);
     const rec = this.memory.accounts.get(address);
     return rec ? rec.history.minRegular(Math.max(1, this.tip - n + 1), this.tip) : 0n;
   }
 
   /** Minimum effective balance over the last n blocks; same bounds as minRegularBalance. */
   minEffectiveBalance(address: string, confirmations: number): bigint {
-    const n = Math.min(Math.max(1, Math.floor(confirmations)), this.config.generatingBalanceWindow);
+    const n = balanceWindowOf(confirmations, this.config);
     const rec = this.memory.accounts.get(address);
     return rec ? rec.history.minEffective(Math.max(1, this.tip - n + 1), this.tip) : 0n;
+  }
+
+  private confirmationsWindow(confirmations: number): number {
+    const window = this.config.generatingBalanceWindow;
+    if (confirmations > window) {
+      throw new AnchordError(
+        ErrorCode.INVALID_FIELD,
+        `confirmations must be at most ${window}: this node keeps balance history for the generating-balance window (${window} blocks)`,
+        { confirmations, max: window },
+      );
+    }
+    return Math.max(1, Math.floor(confirmations));
   }
 
   lease(id: string): LeaseInfo | undefined {

@@ -133,7 +133,7 @@ export function dumpState(
       a,
       balances: ledger.balances(a),
       generating: Array.from({ length: Math.min(h, 12) }, (_, i) => ledger.generatingBalance(a, h - i)),
-      minRegular: [0, 1, 2, 3, 5, 8, 13, 50, 1000].map((n) => ledger.minRegularBalance(a, n)),
+      minRegular: [0, 1, 2, 3, 5, 8, 13, 50, 1000].filter((n) => n <= ledger.config.generatingBalanceWindow).map((n) => ledger.minRegularBalance(a, n)),
       leases: ledger.activeLeases(a),
     })),
     txs: o.txIds.map((id) => {

@@ -53,6 +53,9 @@ function checkAgainstModel(ledger: Ledger, m: Model, snaps: Snapshots, window: n
       const want = snaps.min(a, Math.max(1, H - k + 1), H, "regular");
       expect(ledger.minRegularBalance(a, n), `min regular of ${a} over ${n} at ${H}`).toBe(want);
     }
+    // deeper than the kept history: refused, never the window's minimum under n's name
+    expect(() => ledger.minRegularBalance(a, window + 1)).toThrow(/from 0 to/);
+    expect(() => ledger.minEffectiveBalance(a, window + 1)).toThrow(/from 0 to/);
   }
 }
 

@@ -9,8 +9,8 @@ const EXAMPLE_ADDRESS = "3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW";
 
 const addressParam: ParamDoc = { description: "Account address, base58", schema: { type: "string" }, example: EXAMPLE_ADDRESS };
 const confirmationsParam: ParamDoc = {
-  description: "Number of blocks (0 to 100000): the minimum over the last n blocks; 0 and 1 give the current balance",
-  schema: { type: "integer", minimum: 0, maximum: 100_000 },
+  description: "Number of blocks, 0 to the generating-balance window (1000 on LTO-like networks): the minimum over the last n blocks; 0 and 1 give the current balance",
+  schema: { type: "integer", minimum: 0 },
   example: "10",
 };
 const badAddress = errorDoc("Invalid address (code 102)");
@@ -79,7 +79,7 @@ export const addressRoutes: RouteDef[] = [
     handler: (ctx) =>
       atTip(ctx, () => {
         const address = addressOf(ctx);
-        const confirmations = parseConfirmations(ctx.params["confirmations"]!);
+        const confirmations = parseConfirmations(ctx.params["confirmations"]!, ctx.backend.config);
         return { address, confirmations, balance: ctx.backend.minRegularBalance(address, confirmations) };
       }),
   },
@@ -114,7 +114,7 @@ export const addressRoutes: RouteDef[] = [
     handler: (ctx) =>
       atTip(ctx, () => {
         const address = addressOf(ctx);
-        const confirmations = parseConfirmations(ctx.params["confirmations"]!);
+        const confirmations = parseConfirmations(ctx.params["confirmations"]!, ctx.backend.config);
         return { address, confirmations, balance: ctx.backend.minEffectiveBalance(address, confirmations) };
       }),
   },
