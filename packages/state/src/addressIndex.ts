@@ -4,8 +4,8 @@
  *   0x0c ADDRESS_TX    ‖ address(26) ‖ height(4) ‖ position(4)  → transaction id (32)
  *   0x0d ADDRESS_LEASE ‖ address(26) ‖ height(4) ‖ leaseId(32)  → (empty)
  *
- * An address's transactions are those it sends, receives (transfer, genesis) or is the recipient
- * of as a lessee (lease, and the cancel of a lease to it). Keys sort by height then position, so
+ * An address's transactions are those it sends, receives (transfer, genesis), is the recipient
+ * of as a lessee (lease, and the cancel of a lease to it) or sponsors (it pays their fee). Keys sort by height then position, so
  * a page of the newest transactions before a cursor is one bounded reverse seek: its cost depends
  * on the page size, never on the chain's length or the address's transaction count.
  */
@@ -27,6 +27,7 @@ export function txAddresses(tx: Transaction, leaseRecipient: LeaseRecipientOf): 
   if (tx.type !== TxType.Genesis) add(tx.sender);
   if (tx.type === TxType.Genesis || tx.type === TxType.Transfer || tx.type === TxType.Lease) add(tx.recipient);
   else if (tx.type === TxType.CancelLease) add(leaseRecipient(tx.leaseId));
+  if (tx.type !== TxType.Genesis) add(tx.sponsor?.address);
   return out;
 }
 
@@ -74,6 +75,19 @@ export function addressIndexOps(
     const id = idOf(position);
     for (const a of txAddresses(tx, leaseRecipient)) emit(addressTxKey(addr(a), height, position), id);
     if (tx.type === TxType.Lease) for (const a of [tx.sender, tx.recipient]) emit(addressLeaseKey(addr(a), height, id), EMPTY);
+  });
+  return ops;
+}
+
+/**
+ * The entries storage format 3 lacked: sponsors (format 4 indexes them). A block's sponsor
+ * entries only; put over entries already there, they write the same value (idempotent).
+ */
+export function sponsorIndexOps(block: Block, height: number): BatchOp[] {
+  const ops: BatchOp[] = [];
+  block.transactions.forEach((tx, position) => {
+    if (tx.type === TxType.Genesis || tx.sponsor === undefined) return;
+    ops.push({ type: "put", key: addressTxKey(base58Decode(tx.sponsor.address), height, position), value: base58Decode(tx.id) });
   });
   return ops;
 }

@@ -47,9 +47,12 @@ export const META_FORMAT = "format";
 export const META_UNDO_KEPT_FROM = "undoKeptFrom";
 /**
  * 2: block version 2 (RFC 6962 transactionsRoot). 3: the per-address indexes (addressIndex.ts),
- * which older data dirs lack. Older formats are refused with a message.
+ * which older data dirs lack. 4: sponsors in the per-address index. Format 3 is brought to 4 when
+ * the ledger opens (`sponsorIndexOps`); older formats are refused with a message.
  */
-export const STORAGE_FORMAT = 3;
+export const STORAGE_FORMAT = 4;
+/** The oldest format `Ledger.open` upgrades in place. */
+export const UPGRADABLE_FORMAT = 3;
 
 export function key(bucket: Bucket, suffix: Uint8Array): Uint8Array {
   const k = Buffer.allocUnsafe(1 + suffix.length);

@@ -25,8 +25,9 @@ import {
   type Transaction,
 } from "@anchord/protocol";
 import { applyBlockTransactions } from "./blockTransition.js";
+import { sponsorIndexOps } from "./addressIndex.js";
 import { addressLeasesAt, addressTxEntries, type AddressTxEntry, type ChainPosition } from "./addressReads.js";
-import { Bucket, META_FORMAT, META_GENESIS, META_TIP, META_UNDO_KEPT_FROM, STORAGE_FORMAT, heightKey, key, metaKey } from "./buckets.js";
+import { Bucket, META_FORMAT, META_GENESIS, META_TIP, META_UNDO_KEPT_FROM, STORAGE_FORMAT, UPGRADABLE_FORMAT, heightKey, key, metaKey } from "./buckets.js";
 import { decodeAnchorLocation, decodeLease, decodeTxLocation, readU32, u32 } from "./codec.js";
 import { expiredUndoHeight, planBlock, planRollback, type LedgerMemory } from "./commit.js";
 import { openDb, storageError, type BatchOp, type Db } from "./db.js";
@@ -163,7 +164,8 @@ export class Ledger {
       // The format first: an older format's genesis block has another id (its root was computed
       // differently), and "another network" would send the user looking in the wrong place.
       const format = await db.get(metaKey(META_FORMAT));
-      const found = format === undefined ? undefined : readU32(format);
+      let found = format === undefined ? undefined : readU32(format);
+      if (found === UPGRADABLE_FORMAT && equalBytes(storedGenesis, genesis.idBytes)) found = await ledger.upgradeSponsorIndex();
       if (found !== STORAGE_FORMAT) {
         throw new AnchordError(
           ErrorCode.STORAGE,
@@ -186,6 +188,30 @@ export class Ledger {
       await db.close().catch(() => undefined);
       throw e instanceof AnchordError ? e : storageError(e, `cannot read the ledger in ${opts.dataDir}`);
     }
+  }
+
+  /**
+   * Format 3 → 4: adds the sponsor entries of every stored block to the per-address index, a
+   * thousand blocks a batch, then the new format. Idempotent: a crash part-way leaves format 3
+   * and the next open starts again. Returns the format now stored.
+   */
+  private async upgradeSponsorIndex(): Promise<number> {
+    const tip = await this.db.get(metaKey(META_TIP));
+    if (tip === undefined) return UPGRADABLE_FORMAT;
+    const top = readU32(tip);
+    let ops: BatchOp[] = [];
+    for (let h = 1; h <= top; h++) {
+      const bytes = await this.db.get(heightKey(Bucket.BLOCK, h));
+      if (bytes === undefined) throw new AnchordError(ErrorCode.STORAGE, `the ledger has no block at height ${h} below its tip ${top}`);
+      for (const op of sponsorIndexOps(decodeBlock(bytes, this.config.chainIdByte, TRUSTED), h)) ops.push(op);
+      if (h % 1000 === 0 && ops.length > 0) {
+        await this.write(ops);
+        ops = [];
+      }
+    }
+    ops.push({ type: "put", key: metaKey(META_FORMAT), value: u32(STORAGE_FORMAT) });
+    await this.write(ops, true);
+    return STORAGE_FORMAT;
   }
 
   private async load(tip: number): Promise<void> {

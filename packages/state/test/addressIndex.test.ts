@@ -1,6 +1,12 @@
+import { join } from "node:path";
+import { ClassicLevel } from "classic-level";
 import { afterEach, describe, expect, it } from "vitest";
+import { base58Decode } from "@anchord/crypto";
 import { TOKEN, type SignedTx } from "@anchord/protocol";
 import { Ledger } from "../src/index.js";
+import { addressTxKey } from "../src/addressIndex.js";
+import { META_FORMAT, STORAGE_FORMAT, UPGRADABLE_FORMAT, metaKey } from "../src/buckets.js";
+import { readU32, u32 } from "../src/codec.js";
 import { account, alice, anchor, bob, cancel, carol, castGenesis, gen, hashOf, lease, nextBlock, removeDir, tempDir, testGenesis, transfer } from "./helpers.js";
 
 const genesis = castGenesis;
@@ -75,6 +81,38 @@ describe("address index", () => {
     open.push(ledger);
     expect(await ids(ledger, alice.address)).toEqual([t1.id, genesisTx.tx.id]);
     expect(await ids(ledger, bob.address, 2)).toEqual([a1.id, t1.id]);
+  });
+
+  it("lists a transaction for its sponsor (who pays its fee), undoes it with rollback, and adds it to a format-3 data dir on open", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    let ledger = await Ledger.open({ dataDir: dir, genesis });
+    open.push(ledger);
+    const before = await ids(ledger, bob.address);
+    const sponsored = transfer(alice, carol, TOKEN, { sponsor: bob });
+    const anchored = anchor(alice, [hashOf("sponsored")], { sponsor: bob });
+    await apply(ledger, [sponsored, anchored]);
+    expect(await ids(ledger, bob.address)).toEqual([anchored.id, sponsored.id, ...before]);
+    expect(await ids(ledger, carol.address)).toEqual([sponsored.id]);
+    await ledger.rollback(1);
+    expect(await ids(ledger, bob.address)).toEqual(before);
+    await apply(ledger, [sponsored]);
+
+    // a data dir of format 3 (written before sponsors were indexed): its sponsor entries are added
+    await ledger.close();
+    open.splice(0);
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(join(dir, "ledger"), { keyEncoding: "view", valueEncoding: "view" });
+    await db.del(addressTxKey(base58Decode(bob.address), 2, 0));
+    await db.put(metaKey(META_FORMAT), u32(UPGRADABLE_FORMAT));
+    await db.close();
+    ledger = await Ledger.open({ dataDir: dir, genesis });
+    open.push(ledger);
+    expect(await ids(ledger, bob.address)).toEqual([sponsored.id, ...before]);
+    await ledger.close();
+    open.splice(0);
+    const reopened = new ClassicLevel<Uint8Array, Uint8Array>(join(dir, "ledger"), { keyEncoding: "view", valueEncoding: "view" });
+    expect(readU32((await reopened.get(metaKey(META_FORMAT)))!)).toBe(STORAGE_FORMAT);
+    await reopened.close();
   });
 
   it("leases at a height: an address with more leases than one read's chunk, most of them canceled", async () => {

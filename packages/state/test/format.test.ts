@@ -7,7 +7,7 @@ import { ClassicLevel } from "classic-level";
 import { AnchordError, ErrorCode, TOKEN } from "@anchord/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { Ledger } from "../src/index.js";
-import { META_FORMAT, STORAGE_FORMAT, metaKey } from "../src/buckets.js";
+import { META_FORMAT, STORAGE_FORMAT, UPGRADABLE_FORMAT, metaKey } from "../src/buckets.js";
 import { u32 } from "../src/codec.js";
 import { account, removeDir, tempDir, testGenesis } from "./helpers.js";
 
@@ -47,10 +47,18 @@ describe("storage format", () => {
     await ledger.close();
   });
 
+  it("upgrades the format before it in place (addressIndex.test.ts checks what the upgrade adds)", async () => {
+    const dir = await dataDirInFormat(UPGRADABLE_FORMAT);
+    const genesis = testGenesis([[account("format test"), 10_000n * TOKEN]]);
+    const ledger = await Ledger.open({ dataDir: dir, genesis });
+    expect(ledger.height).toBe(1);
+    await ledger.close();
+  });
+
   it("refuses an older format with what to do, and an unknown one", async () => {
-    const older = await openError(await dataDirInFormat(STORAGE_FORMAT - 1));
+    const older = await openError(await dataDirInFormat(UPGRADABLE_FORMAT - 1));
     expect(older.code).toBe(ErrorCode.STORAGE);
-    expect(older.message).toMatch(new RegExp(`storage format ${STORAGE_FORMAT - 1} .*older anchord.*empty the data dir`));
+    expect(older.message).toMatch(new RegExp(`storage format ${UPGRADABLE_FORMAT - 1} .*older anchord.*empty the data dir`));
     const newer = await openError(await dataDirInFormat(STORAGE_FORMAT + 1));
     expect(newer.code).toBe(ErrorCode.STORAGE);
     expect(newer.message).toContain(`unknown storage format ${STORAGE_FORMAT + 1}`);
