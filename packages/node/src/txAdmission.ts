@@ -127,18 +127,41 @@ export class TxAdmission {
       }
     }
     const valid = await this.signatures.check(candidates.map((c) => c.tx));
-    candidates.forEach(({ seq, tx, bytes }, k) => {
-      try {
-        if (!valid[k]) throw badSignature();
-        applyTx(this.overlay, tx, this.context);
-        this.pool.insert(tx, seq, bytes);
-      } catch {
-        drop.push({ type: "del", seq });
+    let pending: typeof candidates = [];
+    candidates.forEach((c, k) => (valid[k] ? pending.push(c) : drop.push({ type: "del", seq: c.seq })));
+    // In stored order, then again for what did not apply, while a pass admits something: a
+    // reorganisation stashes the dropped blocks' transactions behind the pooled ones, which may
+    // depend on them (a cancel of a lease in a dropped block), and a crash before
+    // afterLedgerChange readmitted them first leaves the store in that order. What applies in a
+    // later pass moves behind (a new key), where afterLedgerChange would have put it.
+    let nextSeq = candidates.reduce((max, c) => (c.seq >= max ? c.seq + 1n : max), 0n);
+    const moved: StoreOp[] = [];
+    for (let pass = 0; pending.length > 0; pass++) {
+      const failed: typeof pending = [];
+      for (const c of pending) {
+        try {
+          applyTx(this.overlay, c.tx, this.context);
+        } catch {
+          failed.push(c);
+          continue;
+        }
+        if (pass === 0) this.pool.insert(c.tx, c.seq, c.bytes);
+        else {
+          const seq = nextSeq++;
+          this.pool.insert(c.tx, seq, c.bytes);
+          moved.push({ type: "del", seq: c.seq }, { type: "put", seq, value: c.bytes });
+        }
       }
-    });
+      if (failed.length === pending.length) {
+        for (const { seq } of failed) drop.push({ type: "del", seq });
+        break;
+      }
+      pending = failed;
+    }
     this.currentAt = this.ledger.version;
-    if (drop.length) await store.write(drop, false);
-    this.logger.info({ restored: this.pool.size, dropped: drop.length }, "Transaction pool loaded");
+    // unsynced: a write lost in a power cut leaves the stored order this load copes with
+    if (drop.length || moved.length) await store.write(moved.concat(drop), false);
+    this.logger.info({ restored: this.pool.size, dropped: drop.length, reordered: moved.length / 2 }, "Transaction pool loaded");
   }
 
   /**

@@ -57,4 +57,32 @@ describe("readmission after a rollback", () => {
       await node.stop();
     }
   });
+  it("after a crash between the rollback and the readmission, the restart keeps a pooled transaction that depends on a stashed one", async () => {
+    const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 100n]]), timestamp: Date.now() - 3_600_000 };
+    const dataDir = join(tempDir(), "n");
+    const start = () => Node.start({ dataDir, genesis, api: false, p2p: false, generate: false, walletSeeds: [] }, silentLogger());
+    let node = await start();
+    try {
+      const lease = signed(alice, { type: 8, fee: FEE, recipient: gen.address, amount: 10n * TOKEN });
+      const block = nextBlock(node, gen, [lease]);
+      expect((await node.chain.processBlock(block, "local")).status).toBe("applied");
+      const cancel = signed(alice, { type: 9, fee: FEE, leaseId: lease.id });
+      await node.submit(cancel); // acknowledged
+      // the reorganisation's first two steps (Chain.switchFork), then the process ends before
+      // afterLedgerChange: the store holds the cancel ahead of the lease it cancels
+      await node.pool.stash(block.transactions);
+      await node.ledger.rollback(node.ledger.height - 1);
+      await node.stop();
+      node = await start();
+      // both back, the lease first (the cancel moved behind it), and a block can carry both
+      expect(node.pool.all().map((t) => t.id)).toEqual([lease.id, cancel.id]);
+      expect(node.pool.select(10, Date.now()).transactions.map((t) => t.id)).toEqual([lease.id, cancel.id]);
+      // in that order in the store too
+      await node.stop();
+      node = await start();
+      expect(node.pool.all().map((t) => t.id)).toEqual([lease.id, cancel.id]);
+    } finally {
+      await node.stop();
+    }
+  });
 });
