@@ -113,7 +113,7 @@ export class GossipHandler {
     let invalid = 0;
     // in order, as one add() after the other, with one signature batch and one write (not synced:
     // see addMany) for the whole message
-    for (const r of await this.admission.addMany(txs, { sync: false, fundsFirst: true })) {
+    for (const r of await this.admission.addMany(txs, { sync: false, fundsFirst: true, local: false })) {
       if (r === "added") added++;
       else if (r !== "duplicate" && peerAction(r.code) === "reject") {
         invalid++;

@@ -2,8 +2,10 @@
  * The transaction pool: a bounded container of the transactions admission let in (txAdmission.ts
  * decides what enters and what must leave; this file holds them).
  *
- * - Bounded: at most `maxSize` transactions, kept in a fee heap (fee per byte, cheapest first) so
- *   that a full pool finds the one a richer newcomer evicts in O(log n).
+ * - Bounded: at most `maxSize` transactions. Those this node did not acknowledge to a client
+ *   (gossip) are kept in a fee heap (fee per byte, cheapest first), so that a full pool finds the
+ *   one a richer newcomer evicts in O(log n); acknowledged ones (`local`) are never evicted: a
+ *   200 is a promise (docs/reliability.md).
  * - Indexed: by id, by encoded bytes (blocks reuse pooled transactions instead of decoding them
  *   again) and by anchored hash.
  * - Selects a block's worth: pooled order, each checked against the state after the previous.
@@ -13,7 +15,7 @@ import { toHex } from "@anchord/crypto";
 import { AnchordError, TxType, encodedTx, isSignedTx, validateTxTimestamp, type SignedTx, type Transaction } from "@anchord/protocol";
 import { applyTx, createOverlay, type Ledger } from "@anchord/state";
 import { IndexedHeap } from "./feeHeap.js";
-import type { PoolStore, StoreOp } from "./poolStore.js";
+import { putOps, type PoolStore, type StoreOp } from "./poolStore.js";
 
 export interface PoolOptions {
   maxSize: number;
@@ -29,8 +31,14 @@ export interface PoolEntry {
   readonly addedAt: number;
   /** `bytes` as a latin1 string: the entry's key in the by-bytes index. */
   readonly bytesKey: string;
-  /** Its place in the pool's fee heap (IndexedHeap's to write). */
+  /** Its place in the pool's fee heap (IndexedHeap's to write); -1 for a local entry. */
   heapIndex: number;
+  /**
+   * Acknowledged by this node (an API client got a 200 for it, it is the node's own, or it came
+   * back from a dropped block): never evicted for a richer newcomer, and stored with a marker so
+   * a restart knows (poolStore.ts).
+   */
+  local: boolean;
 }
 
 export type AddResult = "added" | "duplicate";
@@ -115,7 +123,7 @@ export class TxPool {
     return list;
   }
 
-  /** The entry a richer newcomer would evict (lowest fee per byte, latest among equals). */
+  /** The entry a richer newcomer would evict (lowest fee per byte, latest among equals; never a local one). */
   cheapest(): PoolEntry | undefined {
     return this.byFee.peek();
   }
@@ -170,15 +178,15 @@ export class TxPool {
   }
 
   /** Holds `tx` (admission checked it, and that it is not pooled already) under `seq`. O(log n). */
-  insert(tx: SignedTx, seq: bigint, bytes: Uint8Array = encodedTx(tx), addedAt = this.now()): PoolEntry {
+  insert(tx: SignedTx, seq: bigint, bytes: Uint8Array = encodedTx(tx), local = false, addedAt = this.now()): PoolEntry {
     if (seq >= this.seq) this.seq = seq + 1n;
     this.added++;
     const bytesKey = latin1(bytes);
-    const entry: PoolEntry = { tx, seq, bytes, feePerByte: Number(tx.fee) / bytes.length, addedAt, bytesKey, heapIndex: -1 };
+    const entry: PoolEntry = { tx, seq, bytes, feePerByte: Number(tx.fee) / bytes.length, addedAt, bytesKey, heapIndex: -1, local };
     if (seq < this.lastInsertedSeq) this.inSeqOrder = false;
     else this.lastInsertedSeq = seq;
     this.entries.set(tx.id, entry);
-    this.byFee.push(entry);
+    if (!local) this.byFee.push(entry);
     if (tx.type === TxType.Anchor) {
       for (const a of tx.anchors) {
         const hex = toHex(a);
@@ -190,6 +198,12 @@ export class TxPool {
     }
     this.byBytes.set(bytesKey, tx);
     return entry;
+  }
+
+  /** Makes a pooled entry local (a client was answered 200 for it): it leaves the fee heap. */
+  makeLocal(entry: PoolEntry): void {
+    entry.local = true;
+    this.byFee.remove(entry);
   }
 
   /** Lets go of a pooled transaction (not of its stored bytes: see write). O(log n). */
@@ -271,9 +285,10 @@ export class TxPool {
   }
 
   /**
-   * Stores (synced) the transactions of blocks about to be rolled back, before the rollback, so
-   * that a crash in the middle of a reorganisation cannot lose them with the dropped blocks: at
-   * restart the pool reloads them (admission drops those still or again on chain). The next
+   * Stores (synced, as local entries) the transactions of blocks about to be rolled back, before
+   * the rollback, so that a crash in the middle of a reorganisation cannot lose them with the
+   * dropped blocks: at restart the pool reloads them (admission drops those still or again on
+   * chain). The next
    * `TxAdmission.afterLedgerChange` readmits them under these keys or removes them from the store.
    */
   async stash(txs: readonly Transaction[]): Promise<void> {
@@ -282,7 +297,8 @@ export class TxPool {
       if (!isSignedTx(tx) || this.entries.has(tx.id) || this.stashed.has(tx.id)) continue;
       const seq = this.nextSeq();
       this.stashed.set(tx.id, seq);
-      puts.push({ type: "put", seq, value: encodedTx(tx) });
+      // local: they were on the chain, a promise to whoever sent them
+      puts.push(...putOps(seq, encodedTx(tx), true));
     }
     if (puts.length) await this.write(puts);
   }

@@ -1,6 +1,7 @@
 /**
  * The pool's own LevelDB (`<dataDir>/pool`): pooled transactions' signed bytes under an 8-byte
- * big-endian sequence number. Writes are group-committed (those requested while one is in flight
+ * big-endian sequence number, and for each local entry (acknowledged by this node, pool.ts) an
+ * empty marker under `0xfe ‖ sequence number` (9 bytes: they sort after every entry). Writes are group-committed (those requested while one is in flight
  * go together in the next batch: concurrent admissions share one fsync) and applied in call order;
  * the first failed write poisons the store (see storageFailure).
  */
@@ -8,12 +9,36 @@ import { ClassicLevel } from "classic-level";
 import { uint64BE } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
 
-export type StoreOp = { type: "put"; seq: bigint; value: Uint8Array } | { type: "del"; seq: bigint };
+/** `put` an entry, mark it `local`, or `del` it (and its mark, when it is `local`). */
+export type StoreOp = { type: "put"; seq: bigint; value: Uint8Array } | { type: "local"; seq: bigint } | { type: "del"; seq: bigint; local?: boolean };
+
+/** The ops storing an entry: its bytes, and its mark when it is local. */
+export function putOps(seq: bigint, value: Uint8Array, local: boolean): StoreOp[] {
+  return local ? [{ type: "put", seq, value }, { type: "local", seq }] : [{ type: "put", seq, value }];
+}
+
+/** The op deleting a stored entry (and its mark). */
+export function delOp(e: { readonly seq: bigint; readonly local: boolean }): StoreOp {
+  return { type: "del", seq: e.seq, local: e.local };
+}
 
 export interface StoredTx {
   readonly seq: bigint;
   readonly bytes: Uint8Array;
+  readonly local: boolean;
 }
+
+const LOCAL_MARK = 0xfe;
+const EMPTY = new Uint8Array(0);
+
+function localKey(seq: bigint): Uint8Array {
+  const k = new Uint8Array(9);
+  k[0] = LOCAL_MARK;
+  k.set(uint64BE(seq), 1);
+  return k;
+}
+
+const seqOf = (key: Uint8Array, at: number): bigint => new DataView(key.buffer, key.byteOffset + at, 8).getBigUint64(0);
 
 /** Never stored: deleted by a synced write that has nothing else to write (see write). */
 const SYNC_MARKER = new Uint8Array([0xff]);
@@ -45,9 +70,13 @@ export class PoolStore {
 
   /** Everything stored, in sequence order. */
   async load(): Promise<StoredTx[]> {
-    const out: StoredTx[] = [];
-    for await (const [key, value] of this.db.iterator()) out.push({ seq: new DataView(key.buffer, key.byteOffset, key.byteLength).getBigUint64(0), bytes: value });
-    return out;
+    const entries: { seq: bigint; bytes: Uint8Array }[] = [];
+    const local = new Set<bigint>();
+    for await (const [key, value] of this.db.iterator()) {
+      if (key.length === 8) entries.push({ seq: seqOf(key, 0), bytes: value });
+      else if (key.length === 9 && key[0] === LOCAL_MARK) local.add(seqOf(key, 1));
+    }
+    return entries.map((e) => ({ ...e, local: local.has(e.seq) }));
   }
 
   /**
@@ -104,7 +133,11 @@ export class PoolStore {
     try {
       for (const op of ops) {
         if (op.type === "put") batch.put(uint64BE(op.seq), op.value);
-        else batch.del(uint64BE(op.seq));
+        else if (op.type === "local") batch.put(localKey(op.seq), EMPTY);
+        else {
+          batch.del(uint64BE(op.seq));
+          if (op.local === true) batch.del(localKey(op.seq));
+        }
       }
       // an empty batch is not written at all: a delete of a key no entry has (entries' keys are 8
       // bytes) gives the synced write something to carry

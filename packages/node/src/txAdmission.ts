@@ -5,8 +5,9 @@
  *   (one path for every source, txSignatures.ts: batched per event-loop turn through the VerifyPool, results
  *   kept in the VerifiedCache) → stateful rules against the ledger plus every pooled transaction
  *   (an overlay), so the pool never holds a set that cannot be mined.
- * - A full pool: a newcomer with a higher fee per byte evicts the cheapest (pool.ts keeps them in
- *   a heap), and whatever depended on the evicted transaction leaves with it.
+ * - A full pool: a newcomer with a higher fee per byte evicts the cheapest of the transactions
+ *   this node acknowledged to no one (pool.ts keeps them in a heap), and whatever depended on
+ *   it leaves with it, unless an acknowledged one does: then the newcomer is refused.
  * - Durable: admitted transactions are written to the pool's store before the answer (synced for
  *   local submissions; gossip may skip the fsync, see addMany).
  * - After every ledger change (block applied, rolled back) it re-checks the pool and readmits the
@@ -16,7 +17,7 @@ import { AnchordError, ErrorCode, decodeTx, encodedTx, isSignedTx, validateTxSta
 import { FundsAhead, applyTx, createOverlay, type Ledger, type StateView } from "@anchord/state";
 import type { Logger } from "./logger.js";
 import { TxPool, type AddResult, type PoolEntry, type PoolOptions } from "./pool.js";
-import { PoolStore, type StoreOp } from "./poolStore.js";
+import { PoolStore, delOp, putOps, type StoreOp } from "./poolStore.js";
 import { VerifiedCache } from "./signatureCache.js";
 import { TxSignatureChecker } from "./txSignatures.js";
 
@@ -29,6 +30,11 @@ export interface AdmitOptions {
   readonly sync?: boolean;
   /** Refuse a sender that cannot pay before checking its signature (gossip; default false). */
   readonly fundsFirst?: boolean;
+  /**
+   * The caller answers its client once they are admitted (default true; gossip: false): they
+   * are pooled as local entries, which a richer newcomer never evicts (pool.ts).
+   */
+  readonly local?: boolean;
 }
 
 export class TxAdmission {
@@ -114,27 +120,28 @@ export class TxAdmission {
   }
 
   private async reload(store: PoolStore): Promise<void> {
-    const candidates: { seq: bigint; tx: SignedTx; bytes: Uint8Array }[] = [];
+    const candidates: { seq: bigint; tx: SignedTx; bytes: Uint8Array; local: boolean }[] = [];
     const drop: StoreOp[] = [];
-    for (const { seq, bytes } of await store.load()) {
+    const stored = await store.load();
+    for (const s of stored) {
       try {
-        const tx = decodeTx(bytes, this.ledger.config.chainIdByte);
+        const tx = decodeTx(s.bytes, this.ledger.config.chainIdByte);
         if (!isSignedTx(tx)) throw new AnchordError(ErrorCode.MALFORMED, "genesis transaction in the pool");
         this.screen(tx);
-        candidates.push({ seq, tx, bytes: encodedTx(tx) });
+        candidates.push({ seq: s.seq, tx, bytes: encodedTx(tx), local: s.local });
       } catch {
-        drop.push({ type: "del", seq });
+        drop.push(delOp(s));
       }
     }
     const valid = await this.signatures.check(candidates.map((c) => c.tx));
     let pending: typeof candidates = [];
-    candidates.forEach((c, k) => (valid[k] ? pending.push(c) : drop.push({ type: "del", seq: c.seq })));
+    candidates.forEach((c, k) => (valid[k] ? pending.push(c) : drop.push(delOp(c))));
     // In stored order, then again for what did not apply, while a pass admits something: a
     // reorganisation stashes the dropped blocks' transactions behind the pooled ones, which may
     // depend on them (a cancel of a lease in a dropped block), and a crash before
     // afterLedgerChange readmitted them first leaves the store in that order. What applies in a
     // later pass moves behind (a new key), where afterLedgerChange would have put it.
-    let nextSeq = candidates.reduce((max, c) => (c.seq >= max ? c.seq + 1n : max), 0n);
+    let nextSeq = stored.reduce((max, c) => (c.seq >= max ? c.seq + 1n : max), 0n);
     const moved: StoreOp[] = [];
     for (let pass = 0; pending.length > 0; pass++) {
       const failed: typeof pending = [];
@@ -145,15 +152,15 @@ export class TxAdmission {
           failed.push(c);
           continue;
         }
-        if (pass === 0) this.pool.insert(c.tx, c.seq, c.bytes);
+        if (pass === 0) this.pool.insert(c.tx, c.seq, c.bytes, c.local);
         else {
           const seq = nextSeq++;
-          this.pool.insert(c.tx, seq, c.bytes);
-          moved.push({ type: "del", seq: c.seq }, { type: "put", seq, value: c.bytes });
+          this.pool.insert(c.tx, seq, c.bytes, c.local);
+          moved.push(delOp(c), ...putOps(seq, c.bytes, c.local));
         }
       }
       if (failed.length === pending.length) {
-        for (const { seq } of failed) drop.push({ type: "del", seq });
+        for (const c of failed) drop.push(delOp(c));
         break;
       }
       pending = failed;
@@ -193,14 +200,21 @@ export class TxAdmission {
    * write budget, is told about a bad signature first, as it always was (code 101;
    * test/e2e/balances-random.test.ts).
    */
-  async addMany(txs: readonly SignedTx[], { sync = true, fundsFirst = false }: AdmitOptions = {}): Promise<(AddResult | AnchordError)[]> {
+  async addMany(txs: readonly SignedTx[], { sync = true, fundsFirst = false, local = true }: AdmitOptions = {}): Promise<(AddResult | AnchordError)[]> {
     const out: (AddResult | AnchordError)[] = new Array<AddResult | AnchordError>(txs.length);
     const waits: Promise<void>[] = [];
     const duplicates: number[] = [];
+    /** Marks of pooled entries this call makes local (a client's copy of a gossiped one). */
+    const marks: StoreOp[] = [];
     /** A duplicate is answered once the first one's write is done (it may yet fail). */
     const duplicate = (i: number, id: string): void => {
       out[i] = "duplicate";
       duplicates.push(i);
+      const pooled = this.pool.entry(id);
+      if (local && pooled !== undefined && !pooled.local) {
+        this.pool.makeLocal(pooled);
+        marks.push({ type: "local", seq: pooled.seq });
+      }
       const w = this.writing.get(id);
       if (w) waits.push(w.catch((e: unknown) => void (out[i] = asError(e))));
     };
@@ -245,8 +259,8 @@ export class TxAdmission {
           if (this.pool.full) this.makeRoom(tx, ops, evicted);
           applyTx(this.overlay, tx, this.context); // changes nothing when it throws
           const seq = this.pool.nextSeq();
-          added.push(this.pool.insert(tx, seq, bytes));
-          ops.push({ type: "put", seq, value: bytes });
+          added.push(this.pool.insert(tx, seq, bytes, local));
+          ops.push(...putOps(seq, bytes, local));
           out[i] = "added";
         } catch (e) {
           out[i] = asError(e);
@@ -277,9 +291,9 @@ export class TxAdmission {
     // The pooled one may have been written without sync (it came by gossip first): a synced
     // caller's duplicate is answered once it is durable too (docs/reliability.md)
     const pooled = duplicates.filter((i) => out[i] === "duplicate");
-    if (sync && pooled.length > 0) {
+    if ((sync && pooled.length > 0) || marks.length > 0) {
       try {
-        await this.pool.write([], true);
+        await this.pool.write(marks, sync);
       } catch (e) {
         for (const i of pooled) out[i] = asError(e);
       }
@@ -290,18 +304,26 @@ export class TxAdmission {
   }
 
   /**
-   * Room for `tx` in a full pool: it must pay more per byte than the cheapest pooled transaction,
-   * which then leaves with whatever depended on it. Throws (POOL_FULL, or the rule `tx` breaks)
-   * before evicting anything.
+   * Room for `tx` in a full pool: it must pay more per byte than the cheapest pooled transaction
+   * this node acknowledged to no one, which then leaves with whatever depended on it. Throws
+   * (POOL_FULL, or the rule `tx` breaks) before evicting anything, and POOL_FULL when a local
+   * entry depends on that cheapest one (everything stays as it was).
    */
   private makeRoom(tx: SignedTx, ops: StoreOp[], evicted: SignedTx[]): void {
     applyTx(createOverlay(this.overlay), tx, this.context);
     const victim = this.outbids(tx)!;
     this.pool.remove(victim.tx.id);
-    ops.push({ type: "del", seq: victim.seq });
-    evicted.push(victim.tx);
-    for (const e of this.rebuildOverlay()) {
-      ops.push({ type: "del", seq: e.seq });
+    const dependants = this.rebuildOverlay();
+    if (dependants.some((e) => e.local)) {
+      for (const e of [victim, ...dependants]) this.pool.insert(e.tx, e.seq, e.bytes, e.local, e.addedAt);
+      this.rebuildOverlay();
+      throw new AnchordError(
+        ErrorCode.POOL_FULL,
+        `transaction pool is full (${this.pool.maxSize}) and its cheapest transaction is needed by one this node acknowledged; try again after the next block`,
+      );
+    }
+    for (const e of [victim, ...dependants]) {
+      ops.push(delOp(e));
       evicted.push(e.tx);
     }
   }
@@ -356,7 +378,7 @@ export class TxAdmission {
     for (const e of this.pool.ordered()) {
       if (included?.has(e.tx.id)) {
         removed.push(e.tx);
-        ops.push({ type: "del", seq: e.seq });
+        ops.push(delOp(e));
       } else keep.push(e);
     }
     this.pool.clear();
@@ -374,8 +396,9 @@ export class TxAdmission {
         const bytes = encodedTx(tx);
         const kept = stashed.get(tx.id);
         const seq = kept ?? this.pool.nextSeq();
-        this.pool.insert(tx, seq, bytes);
-        if (kept === undefined) ops.push({ type: "put", seq, value: bytes });
+        // local: it was on the chain, a promise to whoever sent it (stash stored it so)
+        this.pool.insert(tx, seq, bytes, true);
+        if (kept === undefined) ops.push(...putOps(seq, bytes, true));
         else stashed.delete(tx.id); // already stored: stays
         readmitted.push(tx);
       } catch {
@@ -394,18 +417,18 @@ export class TxAdmission {
         applyTx(this.overlay, e.tx, this.context);
         if (renumber) {
           const seq = this.pool.nextSeq();
-          this.pool.insert(e.tx, seq, e.bytes);
-          ops.push({ type: "del", seq: e.seq }, { type: "put", seq, value: e.bytes });
-        } else this.pool.insert(e.tx, e.seq, e.bytes);
+          this.pool.insert(e.tx, seq, e.bytes, e.local);
+          ops.push(delOp(e), ...putOps(seq, e.bytes, e.local));
+        } else this.pool.insert(e.tx, e.seq, e.bytes, e.local);
       } catch {
         removed.push(e.tx);
-        ops.push({ type: "del", seq: e.seq });
+        ops.push(delOp(e));
       }
     }
     // every pooled transaction was screened against the chain at this tip, above
     this.currentAt = ledger.version;
     // stashed ahead of a rollback but not readmitted (back on chain, or invalid now): leave the store
-    for (const seq of stashed.values()) ops.push({ type: "del", seq });
+    for (const seq of stashed.values()) ops.push({ type: "del", seq, local: true });
     if (ops.length) await this.pool.write(ops);
     this.pool.notifyRemoved(removed);
     return readmitted;
@@ -449,7 +472,7 @@ export class TxAdmission {
         if (!stays) {
           this.pool.remove(tx.id);
           removed.push(tx);
-          ops.push({ type: "del", seq: e.seq });
+          ops.push(delOp(e));
         }
       }
       this.currentAt = ledger.version;

@@ -42,13 +42,12 @@ describe("Admission and the pool", () => {
     await ledger.close();
   });
 
-  it("is bounded: a higher fee evicts the cheapest, a lower one is refused", async () => {
+  it("is bounded: a higher fee evicts the cheapest gossiped one, a lower one is refused", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n], [carol, 100n]]));
     const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 2 }, silentLogger());
     const cheap = signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: 1n });
     const mid = signed(bob, { type: 4, fee: 2n * FEE, recipient: carol.address, amount: 1n });
-    await admission.add(cheap);
-    await admission.add(mid);
+    expect(await admission.addMany([cheap, mid], { sync: false, local: false })).toEqual(["added", "added"]);
     const low = signed(carol, { type: 4, fee: FEE, recipient: alice.address, amount: 1n });
     await expect(admission.add(low)).rejects.toSatisfy((e) => code(e) === "POOL_FULL");
     // refused before its signature is checked: a forged one that does not outbid is POOL_FULL (no
@@ -60,6 +59,57 @@ describe("Admission and the pool", () => {
     const rich = signed(carol, { type: 4, fee: 3n * FEE, recipient: alice.address, amount: 2n });
     expect(await admission.add(rich)).toBe("added");
     expect(new Set(admission.pool.all().map((t) => t.id))).toEqual(new Set([mid.id, rich.id]));
+    await admission.pool.close();
+    await ledger.close();
+  });
+
+  it("never evicts what this node acknowledged: a richer gossiped or client transaction is refused instead, also after a restart", async () => {
+    const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n], [carol, 100n]]));
+    const dir = join(tempDir(), "pool");
+    let admission = await TxAdmission.open(ledger, { dir, maxSize: 3 }, silentLogger());
+    // acknowledged to a client at the minimum fee (a lease, say), then a gossiped one
+    const mine = signed(alice, { type: 8, fee: FEE, recipient: bob.address, amount: 1n });
+    expect(await admission.add(mine)).toBe("added");
+    const gossiped = signed(bob, { type: 4, fee: FEE, recipient: carol.address, amount: 1n });
+    expect(await admission.addMany([gossiped], { sync: false, local: false })).toEqual(["added"]);
+    // a client's copy of a gossiped transaction makes it local too
+    const relayed = signed(carol, { type: 4, fee: FEE, recipient: alice.address, amount: 1n });
+    expect(await admission.addMany([relayed], { sync: false, local: false })).toEqual(["added"]);
+    expect(await admission.add(relayed)).toBe("duplicate");
+    // the pool is full: richer newcomers evict the one gossiped entry only, then are refused
+    const rich = (n: bigint) => signed(bob, { type: 4, fee: 5n * FEE, recipient: alice.address, amount: n });
+    const richer = rich(1n);
+    expect(await admission.addMany([richer], { sync: false, local: false })).toEqual(["added"]);
+    expect(admission.pool.has(gossiped.id)).toBe(false);
+    const [refused] = await admission.addMany([rich(2n)], { sync: false, local: false });
+    expect(code(refused)).toBe("POOL_FULL");
+    expect(admission.pool.has(mine.id) && admission.pool.has(relayed.id)).toBe(true);
+    // after a restart the marks are still there
+    await admission.pool.close();
+    admission = await TxAdmission.open(ledger, { dir, maxSize: 3 }, silentLogger());
+    expect(admission.pool.entry(mine.id)?.local).toBe(true);
+    expect(admission.pool.entry(relayed.id)?.local).toBe(true);
+    expect(admission.pool.entry(richer.id)?.local).toBe(false);
+    await expect(admission.add(signed(carol, { type: 4, fee: 9n * FEE, recipient: bob.address, amount: 3n }))).resolves.toBe("added");
+    expect(admission.pool.has(mine.id) && admission.pool.has(relayed.id)).toBe(true);
+    await admission.pool.close();
+    await ledger.close();
+  });
+
+  it("refuses a newcomer when evicting the cheapest would take an acknowledged transaction that depends on it", async () => {
+    const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n], [carol, 100n]]));
+    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 2 }, silentLogger());
+    // a gossiped lease, and a client's cancel of it (acknowledged): the cancel needs the lease
+    const lease = signed(alice, { type: 8, fee: FEE, recipient: bob.address, amount: 1n });
+    expect(await admission.addMany([lease], { sync: false, local: false })).toEqual(["added"]);
+    const cancel = signed(alice, { type: 9, fee: 2n * FEE, leaseId: lease.id });
+    expect(await admission.add(cancel)).toBe("added");
+    const rich = signed(carol, { type: 4, fee: 5n * FEE, recipient: alice.address, amount: 1n });
+    const [refused] = await admission.addMany([rich], { sync: false, local: false });
+    expect(code(refused)).toBe("POOL_FULL");
+    expect(admission.pool.all().map((t) => t.id)).toEqual([lease.id, cancel.id]);
+    // and the pool still selects both, in order
+    expect(admission.pool.select(10, Date.now()).transactions.map((t) => t.id)).toEqual([lease.id, cancel.id]);
     await admission.pool.close();
     await ledger.close();
   });
