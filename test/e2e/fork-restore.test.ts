@@ -58,8 +58,9 @@ describe("a failed fork switch", () => {
       await forge(b, block);
     }
     const common = a.ledger.height;
-    // a's own two blocks, which the fork outscores
-    for (let i = 0; i < 2; i++) await forge(a, nextBlock(a, keys));
+    // a's own two blocks, which the fork outscores (a millisecond later than b's would be, or
+    // they would be b's very blocks: the fork would share them)
+    for (let i = 0; i < 2; i++) await forge(a, nextBlock(a, keys, [], (slot) => void (slot.timestamp += 1)));
     const before = chainIds(a);
     // the fork: 3 × maxRollback valid blocks on b, then one whose transfer its sender cannot pay
     const fork: Block[] = [];
@@ -96,5 +97,27 @@ describe("a failed fork switch", () => {
     expect(chainIds(a)).toEqual(chainIds(b));
     const kept = [...Array(a.ledger.height).keys()].map((i) => i + 1).filter((h) => h > 1 && a.ledger.hasUndo(h));
     expect(kept).toEqual(Array.from({ length: 2 * MAX_ROLLBACK }, (_, i) => a.ledger.height - 2 * MAX_ROLLBACK + 1 + i));
+  });
+
+  it("a fork that begins with our own blocks is judged from its first block of its own: an invalid one rolls nothing back", async () => {
+    // a peer names a deep common block, serves our blocks after it, then one made too early for
+    // any generator (no stake could make it): it outscores our chain by that one block
+    const common = a.ledger.height - MAX_ROLLBACK;
+    const ours: Block[] = [];
+    for (let h = common + 1; h <= a.ledger.height; h++) ours.push((await a.ledger.getBlock(h))!);
+    const early = nextBlock(a, keys, [], (slot) => void (slot.timestamp -= 2_000));
+    const before = chainIds(a);
+    const version = a.ledger.version;
+    const error = await a.chain.switchFork(common, [...ours, early]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isAnchordError(error) ? error.code : String(error)).toMatch(/^BLOCK_/);
+    // nothing was rolled back or applied again (each would move the ledger's version)
+    expect(a.ledger.version).toBe(version);
+    expect(chainIds(a)).toEqual(before);
+    // a fork of our own blocks only is nothing to switch to
+    expect(await a.chain.switchFork(common, ours)).toBe(false);
+    expect(a.ledger.version).toBe(version);
   });
 });

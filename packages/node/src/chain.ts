@@ -155,9 +155,17 @@ export class Chain {
    * Switches to a fork: `blocks` follow our block at `commonHeight`. Applies them only if their
    * cumulative score beats ours; on any invalid block restores the previous chain and throws.
    */
-  switchFork(commonHeight: number, blocks: readonly Block[], source: BlockSource = "sync"): Promise<boolean> {
+  switchFork(common: number, fork: readonly Block[], source: BlockSource = "sync"): Promise<boolean> {
     return this.mutex.run(async () => {
       const ledger = this.ledger;
+      // The blocks a fork shares with our chain are not the fork: the common block moves up past
+      // them. Else a peer could name a deep common block, serve our own blocks after it and then
+      // one that no stake made, and have us roll back and re-apply ours before the first block
+      // of its own was checked whole (below, validateConsensus before any rollback).
+      let shared = 0;
+      while (shared < fork.length && ledger.heightOf(fork[shared]!.id) === common + shared + 1) shared++;
+      const commonHeight = common + shared;
+      const blocks = shared === 0 ? fork : fork.slice(shared);
       if (blocks.length === 0) return false;
       this.assertStorage();
       if (commonHeight === ledger.height) {
