@@ -155,6 +155,12 @@ export interface ApiBackend {
   anchor(hash: Uint8Array): Promise<AnchorStatus>;
   /** The first transaction anchoring `hash`, with its block position once it is in a block. */
   anchorStatus(hash: Uint8Array): AnchorStatus | undefined;
+  /**
+   * When neither the chain nor the pool holds `hash`: whether this node acknowledged it and is
+   * anchoring it again (the transaction it answered with left both), with the last attempt's
+   * error ("" while under way).
+   */
+  anchorAcknowledged(hash: Uint8Array): { readonly error: string } | undefined;
   /** The material of a proof bundle, once `hash` is in a block. */
   anchorProof(hash: Uint8Array): Promise<AnchorProof | undefined>;
 

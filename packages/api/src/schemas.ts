@@ -210,7 +210,12 @@ export const SCHEMAS = {
     properties: {
       hash: { type: "string", pattern: "^[0-9a-f]{64}$" },
       status: { type: "string", enum: ["unknown", "pending", "confirmed", "final"] },
-      sourceId: base58("Id of the anchoring transaction (pending, confirmed, final)"),
+      sourceId: base58("Id of the anchoring transaction (pending, confirmed, final; absent while reanchoring)"),
+      reanchoring: {
+        type: "boolean",
+        description: "pending only: this node acknowledged the hash and is anchoring it again (the transaction it answered with left the pool and the chain)",
+      },
+      error: { type: "string", description: "with reanchoring: why the last attempt failed (it is tried again after the next block)" },
       height: { type: "integer", description: "confirmed and final" },
       confirmations: { type: "integer", description: "confirmed and final: blocks from the anchoring block to the tip, both counted" },
     },

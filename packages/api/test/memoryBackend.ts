@@ -183,6 +183,14 @@ export class MemoryBackend implements ApiBackend {
     return this.anchors.get(toHex(hash));
   }
 
+  /** hex → the error of anchoring it again, for hashes a test says were acknowledged and lost. */
+  readonly reanchoring = new Map<string, string>();
+
+  anchorAcknowledged(hash: Uint8Array): { readonly error: string } | undefined {
+    const error = this.reanchoring.get(toHex(hash));
+    return error === undefined ? undefined : { error };
+  }
+
   async anchorProof(hash: Uint8Array): Promise<AnchorProof | undefined> {
     const status = this.anchors.get(toHex(hash));
     if (status?.height === undefined || status.position === undefined) return undefined;

@@ -71,6 +71,16 @@ describe("GET /hash/:hash/status and /proof", () => {
     expect(proof.json).toEqual({ chainpoint: null });
   });
 
+  it("pending and reanchoring (no sourceId) for a hash the node acknowledged and is anchoring again, with the last error", async () => {
+    const lost = sha("acknowledged, then lost").toString("hex");
+    t.backend.reanchoring.set(lost, "");
+    expect((await t.get(`/hash/${lost}/status`)).json).toEqual({ hash: lost, status: "pending", reanchoring: true });
+    t.backend.reanchoring.set(lost, "transaction pool is full (1)");
+    expect((await t.get(`/hash/${lost}/status`)).json).toEqual({ hash: lost, status: "pending", reanchoring: true, error: "transaction pool is full (1)" });
+    expect((await t.get(`/hash/${lost}`)).status).toBe(404);
+    t.backend.reanchoring.delete(lost);
+  });
+
   it("confirmed: the bundle verifies offline and says what the node says", async () => {
     t.backend.mine();
     t.backend.mine();

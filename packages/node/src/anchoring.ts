@@ -34,6 +34,12 @@ export class AnchorBatcher {
   private queue: Waiter[] = [];
   /** hex(hash) → promise of its transaction, for hashes in a batch not yet pooled */
   private inflight = new Map<string, Promise<AnchorStatus>>();
+  /**
+   * hex(hash) → why its anchoring again has not succeeded yet ("" while it is under way), for the
+   * acknowledged hashes a sweep found held by nothing (their transaction left the pool and the
+   * chain): so that GET /hash/:hash/status says so instead of "unknown" (see acknowledged()).
+   */
+  private readonly reanchoring = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
   /** Batches being signed and written. */
   private readonly submitting = new Set<Promise<void>>();
@@ -107,10 +113,31 @@ export class AnchorBatcher {
     return p;
   }
 
-  /** An answer staked on a transaction in a block: journaled unless final or our own. */
+  /**
+   * An answer staked on a transaction in a block: journaled unless final or our own. The journal's
+   * write is awaited outside the chain's lock: if a reorganisation took that block meanwhile, the
+   * answer must not name it, and the hash is anchored again now (the journal entry stays for
+   * the sweep to settle).
+   */
   private async acknowledgeOnChain(hash: Uint8Array, at: AnchorLocation): Promise<AnchorStatus> {
-    if (!this.isFinal(at.height) && !this.journal.own.has(at.txId)) await this.journal.recordForeign(hash, at.txId);
-    return at;
+    if (this.isFinal(at.height) || this.journal.own.has(at.txId)) return at;
+    await this.journal.recordForeign(hash, at.txId);
+    const now = this.ledger.anchor(hash);
+    if (now !== undefined && now.txId === at.txId && now.height === at.height) return at;
+    return this.anchor(hash);
+  }
+
+  /**
+   * Whether this node acknowledged `hash` and is anchoring it again (its transaction left the
+   * pool and the chain), with the last failure's reason ("" while under way); undefined otherwise.
+   * Only asked when neither the chain nor the pool holds the hash.
+   */
+  acknowledged(hash: Uint8Array): { readonly error: string } | undefined {
+    const key = toHex(hash);
+    const error = this.reanchoring.get(key);
+    if (error !== undefined) return { error };
+    if (this.journal.foreign.has(key) || this.inflight.has(key)) return { error: "" };
+    return undefined;
   }
 
   /** Asks for a sweep (one at a time; a request during a sweep runs another after it). */
@@ -181,8 +208,10 @@ export class AnchorBatcher {
     await this.journal.forget(finalOwn, finalForeign);
     // An entry is forgotten once its hashes are held again by something else: the lost
     // transaction itself may be back meanwhile (gossip, a peer's block), and is then kept.
+    const lostNow = new Set<string>(lostForeign.map((f) => f.hex));
     for (const id of lostOwn) {
       const hashes = await this.journal.hashesOf(id);
+      for (const h of hashes) lostNow.add(toHex(h));
       this.logger.warn({ txId: id, anchors: hashes.length }, "Acknowledged anchor transaction left the pool and the chain; anchoring its hashes again");
       const held = await this.reanchor(hashes);
       if (held !== undefined && !held.some((a) => a.txId === id)) await this.journal.forget([id], []);
@@ -192,6 +221,8 @@ export class AnchorBatcher {
       const held = await this.reanchor([f.hash]);
       if (held !== undefined && !held.some((a) => a.txId === this.journal.foreign.get(f.hex)?.txId)) await this.journal.forget([], [f.hex]);
     }
+    // what this sweep did not find lost (held again by something, or final) is not being anchored again
+    for (const k of this.reanchoring.keys()) if (!lostNow.has(k)) this.reanchoring.delete(k);
   }
 
   /** Whether the block a sweep found something in is still the chain's at its height. */
@@ -205,9 +236,16 @@ export class AnchorBatcher {
 
   /** Anchors `hashes` again (each reuses what now holds it): what holds each, or undefined if any failed. */
   private async reanchor(hashes: readonly Uint8Array[]): Promise<AnchorStatus[] | undefined> {
+    const keys = hashes.map((h) => toHex(h));
+    for (const k of keys) if (!this.reanchoring.has(k)) this.reanchoring.set(k, "");
     const results = await Promise.allSettled(hashes.map((h) => this.anchor(h)));
     const held: AnchorStatus[] = [];
-    for (const r of results) if (r.status === "fulfilled") held.push(r.value);
+    results.forEach((r, i) => {
+      if (r.status === "fulfilled") {
+        held.push(r.value);
+        this.reanchoring.delete(keys[i]!);
+      } else this.reanchoring.set(keys[i]!, r.reason instanceof Error ? r.reason.message : String(r.reason));
+    });
     if (held.length === results.length) return held;
     const failed = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
     this.logger.error({ failed: results.length - held.length, err: String(failed.reason) }, "Re-anchoring failed; trying again after the next block");

@@ -64,6 +64,10 @@ export class NodeBackend implements ApiBackend {
     return pending ? { txId: pending } : undefined;
   }
 
+  anchorAcknowledged(hash: Uint8Array): { readonly error: string } | undefined {
+    return this.node.anchoring.acknowledged(hash);
+  }
+
   async anchorProof(hash: Uint8Array): Promise<AnchorProof | undefined> {
     const ledger = this.node.ledger;
     const loc = ledger.anchor(hash);

@@ -85,4 +85,36 @@ describe("readmission after a rollback", () => {
       await node.stop();
     }
   });
+  it("POST /hash's answer never names a block a reorganisation took while its journal write was under way", async () => {
+    const bob = acct("reorg anchorer");
+    const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 100n], [bob, 100n]]), timestamp: Date.now() - 3_600_000 };
+    const node = await Node.start({ dataDir: join(tempDir(), "n"), genesis, api: false, p2p: false, generate: false, walletSeeds: [alice.seed] }, silentLogger());
+    try {
+      // the hash is in a block already, in someone else's (bob's) anchor transaction
+      const hash = new Uint8Array(32).fill(9);
+      const foreign = signed(bob, { type: 15, fee: 35_000_000n, anchors: [hash] });
+      expect((await node.chain.processBlock(nextBlock(node, gen, [foreign]), "local")).status).toBe("applied");
+      // the journal's write of that acknowledgement waits until the block is rolled back
+      const journal = node.anchoring["journal"];
+      const record = journal.recordForeign.bind(journal);
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      journal.recordForeign = async (h, txId) => {
+        await gate;
+        return record(h, txId);
+      };
+      const answer = node.anchoring.anchor(hash);
+      await node.chain.exclusive(async () => {
+        const dropped = await node.ledger.rollback(node.ledger.height - 1);
+        await node.admission.afterLedgerChange(dropped.flatMap((b) => b.transactions));
+      });
+      release();
+      const got = await answer;
+      // not bob's transaction in the block that is gone: the hash is anchored anew (or bob's transaction, pooled again, named without a block)
+      expect(got.height).toBeUndefined();
+      expect(node.pool.pendingAnchors(hash)).toContain(got.txId);
+    } finally {
+      await node.stop();
+    }
+  });
 });

@@ -7,7 +7,7 @@ import { AnchorJournal } from "../src/anchorJournal.js";
 import { TxAdmission } from "../src/txAdmission.js";
 import { Wallet } from "../src/wallet.js";
 import { silentLogger } from "../src/logger.js";
-import { acct, CHAIN, cleanup, genesisFor, openLedger, tempDir } from "./helpers.js";
+import { acct, CHAIN, cleanup, genesisFor, openLedger, signed, tempDir } from "./helpers.js";
 import { waitFor } from "../../../test/utils/wait.js";
 
 afterEach(cleanup);
@@ -80,6 +80,41 @@ describe("AnchorBatcher", () => {
     await waitFor("old entry forgotten", () => !journal.own.has(first) && journal.own.has(again), 5_000);
     await batcher.close();
     await pool.close();
+    await ledger.close();
+  });
+
+  it("says an acknowledged hash it cannot anchor again yet is being anchored again, with why, not unknown", async () => {
+    const dir = tempDir();
+    const payer = acct("anchoring payer");
+    const genesis = genesisFor([[node, 10_000n], [payer, 100n]]);
+    let ledger = await openLedger(genesis, join(dir, "chain"));
+    let admission = await TxAdmission.open(ledger, { dir: join(dir, "pool"), maxSize: 1 }, silentLogger());
+    let batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), await AnchorJournal.open(join(dir, "journal")), unlocked, silentLogger());
+    const hash = new Uint8Array(randomBytes(32));
+    await batcher.anchor(hash);
+    await batcher.close();
+    await admission.pool.close();
+    await ledger.close();
+    // the pool lost it, and a richer transaction took its only place meanwhile
+    rmSync(join(dir, "pool"), { recursive: true, force: true });
+    ledger = await openLedger(genesis, join(dir, "chain"));
+    admission = await TxAdmission.open(ledger, { dir: join(dir, "pool"), maxSize: 1 }, silentLogger());
+    const rich = signed(payer, { type: 4, fee: 10n * 100_000_000n, recipient: node.address, amount: 1n });
+    expect(await admission.addMany([rich], { sync: false, local: false })).toEqual(["added"]);
+    batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), await AnchorJournal.open(join(dir, "journal")), unlocked, silentLogger());
+    expect(batcher.acknowledged(hash)).toBeUndefined(); // no sweep yet: nothing known lost
+    batcher.requestSweep();
+    await batcher.sweepsDone();
+    expect(admission.pool.pendingAnchor(hash)).toBeUndefined();
+    expect(batcher.acknowledged(hash)?.error).toMatch(/pool is full/);
+    // room again (the rich one left with a block): the next sweep anchors it, and it is pending as usual
+    admission.pool.remove(rich.id);
+    batcher.requestSweep();
+    await batcher.sweepsDone();
+    expect(admission.pool.pendingAnchor(hash)).toBeDefined();
+    expect(batcher.acknowledged(hash)).toBeUndefined();
+    await batcher.close();
+    await admission.pool.close();
     await ledger.close();
   });
 

@@ -67,11 +67,18 @@ async function hashProof({ backend }: RouteContext, hash: Uint8Array): Promise<R
   return json(proofBundle(hash, proof, { config: backend.config, genesisBlockId: backend.genesisBlockId(), tip: backend.height(), now: Date.now() }) as unknown as JsonValue);
 }
 
-/** unknown, pending (in a pool, with its transaction), confirmed (in a block) or final (deeper than the maximum rollback). */
+/**
+ * unknown, pending (in a pool, with its transaction; or acknowledged by this node and being
+ * anchored again, `reanchoring`), confirmed (in a block) or final (deeper than the maximum rollback).
+ */
 function hashStatus({ backend }: RouteContext, hash: Uint8Array): Reply {
   const status = backend.anchorStatus(hash);
   const base = { hash: toHex(hash) };
-  if (status === undefined) return json({ ...base, status: "unknown" });
+  if (status === undefined) {
+    const ack = backend.anchorAcknowledged(hash);
+    if (ack === undefined) return json({ ...base, status: "unknown" });
+    return json({ ...base, status: "pending", reanchoring: true, ...(ack.error ? { error: ack.error } : {}) });
+  }
   if (status.height === undefined) return json({ ...base, status: "pending", sourceId: status.txId });
   const tip = backend.height();
   return json({

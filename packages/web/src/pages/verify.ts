@@ -165,6 +165,19 @@ async function notInBlock(hexHash: string): Promise<{ view: HTMLElement; state: 
   } catch {
     st = undefined;
   }
+  if (st?.["status"] === "pending" && st["reanchoring"] === true)
+    return {
+      view: message(
+        "pending",
+        "Anchoring again: not yet in a block",
+        "This node acknowledged the hash ",
+        h("code", null, hexHash),
+        " and is anchoring it again: the transaction it first answered with left its pool and the chain",
+        typeof st["error"] === "string" && st["error"] ? ` (last attempt: ${st["error"]})` : "",
+        ". The proof is ready once it is in a block.",
+      ),
+      state: "pending",
+    };
   if (st?.["status"] === "pending")
     return {
       view: message("pending", "Anchoring: not yet in a block", "The hash ", h("code", null, hexHash), " is in anchor transaction ", txLink(String(st["sourceId"]), true), " in this node's pool. The proof is ready once it is in a block."),
