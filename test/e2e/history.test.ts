@@ -188,6 +188,9 @@ describe("address history from the index", () => {
     expectError(await get(`${api}/transactions/address/3Mbad/limit/10`), 400, 102);
     expectError(await get(`${api}/transactions/address/${u}/limit/10?after=xyz`), 400, 1);
     expectError(await get(`${api}/transactions/address/${u}/limit/10?after=${"2".repeat(44)}`), 404, 311);
+    // two cursors: which one was meant is not for the node to guess
+    const newest = (await getJson<{ id: string }[][]>(`${api}/transactions/address/${u}/limit/2`))[0]!;
+    expectError(await get(`${api}/transactions/address/${u}/limit/10?after=${newest[0]!.id}&after=${newest[1]!.id}`), 400, 1);
 
     // leases: one canceled and one active, as the blocks say
     let canceled: { id: string; cancel: string; cancelHeight: number } | undefined;

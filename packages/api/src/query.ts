@@ -17,6 +17,13 @@ export function queryOf(req: IncomingMessage): URLSearchParams {
   return params;
 }
 
+/** The one value of `name` (null when absent); given twice, 400: which one was meant is not for the node to guess. */
+export function queryOnce(req: IncomingMessage, name: string): string | null {
+  const values = queryOf(req).getAll(name);
+  if (values.length > 1) throw new AnchordError(ErrorCode.INVALID_FIELD, `${name} may be given once`);
+  return values[0] ?? null;
+}
+
 /** Every value of a repeated parameter (`?id=a&id=b`), at most `max` (400 beyond). */
 export function queryList(req: IncomingMessage, name: string, max: number): string[] {
   const values = queryOf(req).getAll(name);

@@ -159,8 +159,9 @@ export class NodeBackend implements ApiBackend {
     return this.node.ledger.lease(id)?.status;
   }
 
+  /** Pooled order (oldest first): the map's own order can differ after a reorganisation's readmissions. */
   unconfirmed(): readonly Transaction[] {
-    return this.node.pool.all();
+    return this.node.pool.ordered().map((e) => e.tx);
   }
 
   activeLeases(address: string): readonly { tx: LeaseTx; height: number }[] {

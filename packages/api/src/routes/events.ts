@@ -2,7 +2,7 @@
 import { AnchordError, ErrorCode } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
 import { parseAddressText, READ_COST } from "../params.js";
-import { queryOf } from "../query.js";
+import { queryOf, queryOnce } from "../query.js";
 import { errorDoc, type RouteDef } from "../route.js";
 import { STREAM_HEADERS, StreamRegistry, streamEvents } from "../sse.js";
 
@@ -65,13 +65,10 @@ export const eventRoutes: RouteDef[] = [
       return req.method !== "HEAD" && q.get("address") !== null && (req.headers["last-event-id"] !== undefined || q.get("lastEventId") !== null) ? READ_COST.eventsFilteredResume : 1;
     },
     handler: ({ backend, req }) => {
-      const q = queryOf(req);
-      for (const name of ["address", "lastEventId"]) {
-        if (q.getAll(name).length > 1) throw new AnchordError(ErrorCode.INVALID_FIELD, `${name} may be given once`);
-      }
-      const addressText = q.get("address");
+      const addressText = queryOnce(req, "address");
+      const lastEventId = queryOnce(req, "lastEventId");
       const address = addressText === null ? undefined : parseAddressText(addressText, backend.config.chainIdByte);
-      const lastText = req.headers["last-event-id"] ?? q.get("lastEventId") ?? undefined;
+      const lastText = req.headers["last-event-id"] ?? lastEventId ?? undefined;
       if (lastText !== undefined && (typeof lastText !== "string" || !ID_RE.test(lastText))) {
         throw new AnchordError(ErrorCode.INVALID_FIELD, "Last-Event-ID must be an event id (a decimal integer)");
       }

@@ -3,7 +3,7 @@ import { AnchordError, ErrorCode, confirmationsOf, stringifyJson, txToJson } fro
 import type { ApiBackend } from "../backend.js";
 import { acceptOf, jsonContentType, wantsBigintStrings } from "../http.js";
 import { MAX_BODY, parseAddressText, parseId, parseUint, requireObject } from "../params.js";
-import { queryCount, queryList, queryOf } from "../query.js";
+import { queryCount, queryList, queryOnce } from "../query.js";
 import { errorDoc, json, listFieldCost, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 import { TxTextCache } from "../txTextCache.js";
@@ -75,7 +75,7 @@ export const historyRoutes: RouteDef[] = [
       const address = parseAddressText(params["address"], backend.config.chainIdByte);
       const limit = parseUint(params["limit"] ?? "", "limit", MAX_HISTORY_LIMIT);
       if (limit < 1) throw new AnchordError(ErrorCode.INVALID_FIELD, "limit must be at least 1");
-      const afterText = queryOf(req).get("after");
+      const afterText = queryOnce(req, "after");
       const after = afterText === null ? undefined : parseId(afterText, "after");
       const page = await backend.addressTransactions(address, limit, after);
       const asStrings = wantsBigintStrings(acceptOf(req));
