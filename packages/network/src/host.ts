@@ -1,7 +1,9 @@
 /**
  * Builds the libp2p host: tcp + noise; yamux then mplex (bounded); identify; ping; bootstrap
- * discovery; a connection gater enforcing bans; gossipsub configured for already-signed payloads
- * (StrictNoSign, content-hash ids, async validation, peer scoring, size caps, our topics only).
+ * discovery; a connection gater enforcing bans, the connections per host and the dial policy (only
+ * addresses the node was given are dialled: dialPolicy.ts); gossipsub configured for
+ * already-signed payloads (StrictNoSign, content-hash ids, async validation, peer scoring, size
+ * caps, our topics only).
  */
 import { createLibp2p, type Libp2p, type Libp2pOptions } from "libp2p";
 import { tcp } from "@libp2p/tcp";
@@ -18,6 +20,7 @@ import type { ResolvedNetworkOptions } from "./options.js";
 import { gossipMessageId, type ProtocolNames } from "./topics.js";
 import { peerScoreParams, scoreThresholds } from "./scoring.js";
 import type { NetworkLogger } from "./logger.js";
+import type { DialPolicy } from "./dialPolicy.js";
 
 export type Services = { identify: Identify; ping: Ping; pubsub: GossipSub };
 export type Host = Libp2p<Services>;
@@ -52,17 +55,25 @@ export const GOSSIP_DECODE_LIMITS = Object.freeze({
 /** Yamux streams per connection, each direction. */
 const YAMUX_MAX_STREAMS = 256;
 
+/** A bootstrap entry the node dials: its address and the peer id it ends in. */
+export interface BootstrapPeer {
+  addr: string;
+  peerId: string;
+}
+
 export interface HostInit {
   opts: ResolvedNetworkOptions;
   names: ProtocolNames;
   privateKey: PrivateKey;
-  selfPeerId: string;
+  /** The usable bootstrap entries (usableBootstrap). */
+  bootstrap: readonly BootstrapPeer[];
+  /** The addresses the node may dial (the gater's `denyDialMultiaddr`). */
+  dialPolicy: DialPolicy;
   isBanned(peerId: string): boolean;
   /** Gossipsub application-specific score (P5) of a peer. */
   appScore(peerId: string): number;
   /** The key a remote IP address is counted under for `maxConnectionsPerHost`. */
   hostKey(ip: string): string;
-  logger: NetworkLogger;
 }
 
 export function hostProtocol(host: string): "ip4" | "ip6" | "dns" {
@@ -80,6 +91,20 @@ export function peerIdOfAddr(addr: string): string | undefined {
   }
 }
 
+/**
+ * The bootstrap entries the node dials: those ending in `/p2p/<peerId>` (others are skipped with a
+ * warning), without the node's own address (all devnet nodes can share one list).
+ */
+export function usableBootstrap(addrs: readonly string[], selfPeerId: string, logger: NetworkLogger): BootstrapPeer[] {
+  const out: BootstrapPeer[] = [];
+  for (const addr of addrs) {
+    const peerId = peerIdOfAddr(addr);
+    if (peerId === undefined) logger.warn({ addr }, "Bootstrap address without /p2p/<peerId> skipped");
+    else if (peerId !== selfPeerId) out.push({ addr, peerId });
+  }
+  return out;
+}
+
 /** Rewrites announced addresses to `announceHost`, keeping the bound TCP port (port 0 resolves at listen). */
 function announceFilter(announceHost: string): (addrs: Multiaddr[]) => Multiaddr[] {
   return (addrs) => {
@@ -95,12 +120,8 @@ function announceFilter(announceHost: string): (addrs: Multiaddr[]) => Multiaddr
 }
 
 export async function createHost(init: HostInit): Promise<Host> {
-  const { opts, names, logger } = init;
-  const bootstrapList = opts.bootstrap.filter((a) => {
-    const id = peerIdOfAddr(a);
-    if (id === undefined) logger.warn({ addr: a }, "Bootstrap address without /p2p/<peerId> skipped");
-    return id !== undefined && id !== init.selfPeerId;
-  });
+  const { opts, names } = init;
+  const bootstrapList = init.bootstrap.map((b) => b.addr);
   const muxers: NonNullable<Libp2pOptions<Services>["streamMuxers"]> = opts.muxers.map((m) =>
     m === "yamux"
       ? yamux({ maxInboundStreams: YAMUX_MAX_STREAMS, maxOutboundStreams: YAMUX_MAX_STREAMS })
@@ -140,6 +161,7 @@ export async function createHost(init: HostInit): Promise<Host> {
     connectionManager: { maxConnections: opts.maxConnections, dialTimeout: DIAL_TIMEOUT_MS },
     connectionGater: {
       denyInboundConnection: (maConn) => hostFull(maConn.remoteAddr),
+      denyDialMultiaddr: (addr) => !init.dialPolicy.allows(addr),
       denyDialPeer: banned,
       denyInboundEncryptedConnection: banned,
       denyOutboundEncryptedConnection: banned,

@@ -18,7 +18,8 @@ import { SyncServer, type SyncServerHandlers } from "./syncServer.js";
 import { ByteBudget } from "./byteBudget.js";
 import * as syncClient from "./syncClient.js";
 import type { SyncStatus } from "./syncCodec.js";
-import { createHost, DIAL_TIMEOUT_MS, peerIdOfAddr, type GossipSubRouter, type Host } from "./host.js";
+import { createHost, DIAL_TIMEOUT_MS, usableBootstrap, type BootstrapPeer, type GossipSubRouter, type Host } from "./host.js";
+import { DialPolicy } from "./dialPolicy.js";
 import { errorMessage, silentNetworkLogger, type NetworkLogger } from "./logger.js";
 
 export interface NetworkHandlers extends SyncServerHandlers {
@@ -91,7 +92,6 @@ export class Network {
   readonly names: ProtocolNames;
   private readonly listeners = new Map<NetworkEvent, Set<(peerId: string) => void>>();
   private readonly rejections: PeerRejection[] = [];
-  private readonly bootstrapAddrs: { peerId: string; addr: string }[];
   private readonly dialing = new Set<string>();
   private redialTimer: NodeJS.Timeout | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
@@ -108,12 +108,11 @@ export class Network {
     private readonly handlers: NetworkHandlers,
     /** The bytes of the BLOCKS answers this node is reading or writing, all peers together. */
     private readonly serving: ByteBudget,
+    private readonly bootstrapAddrs: readonly BootstrapPeer[],
+    private readonly dialPolicy: DialPolicy,
   ) {
     this.peerId = node.peerId.toString();
     this.names = names;
-    this.bootstrapAddrs = opts.bootstrap
-      .map((addr) => ({ addr, peerId: peerIdOfAddr(addr) ?? "" }))
-      .filter((b) => b.peerId !== "" && b.peerId !== this.peerId);
   }
 
   static async create(
@@ -131,15 +130,17 @@ export class Network {
       banDurationMs: opts.banDurationMs,
       halfLifeMs: opts.penaltyHalfLifeMs,
     });
+    const bootstrap = usableBootstrap(opts.bootstrap, key.peerId, logger);
+    const dialPolicy = new DialPolicy(bootstrap.map((b) => b.addr));
     const node = await createHost({
       opts,
       names,
       privateKey: key.privateKey,
-      selfPeerId: key.peerId,
+      bootstrap,
+      dialPolicy,
       isBanned: (id) => book.isBanned(id),
       appScore: (id) => -book.pointsOf(id),
       hostKey: (ip) => handlers.hostKey?.(ip) ?? ip,
-      logger,
     });
     const pubsub = node.services.pubsub as GossipSubRouter;
 
@@ -170,7 +171,7 @@ export class Network {
       },
     );
     const serving = new ByteBudget(opts.syncMaxServingBytes);
-    const network = new Network(opts, node, pubsub, book, ingress, logger, names, handlers, serving);
+    const network = new Network(opts, node, pubsub, book, ingress, logger, names, handlers, serving, bootstrap, dialPolicy);
     onRejected = (from, topic, reason) => network.misbehaved(from, REJECT_POINTS, `gossip ${topic}: ${reason}`);
 
     const server = new SyncServer({
@@ -275,6 +276,8 @@ export class Network {
     } catch (e) {
       throw new AnchordError(ErrorCode.INVALID_FIELD, "invalid multiaddr", { addr, cause: errorMessage(e) });
     }
+    // an address the node is told to dial is one it may dial (and redial) from now on
+    this.dialPolicy.allow(ma);
     try {
       await this.node.dial(ma, { signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) });
     } catch (e) {
@@ -390,8 +393,15 @@ export class Network {
     if (this.book.isBanned(peerId)) {
       throw new AnchordError(ErrorCode.PEER_UNAVAILABLE, "peer is banned", { peer: peerId });
     }
-    const open = (signal: AbortSignal): Promise<Stream> =>
-      this.node.dialProtocol(pid, this.names.syncProtocol, { signal });
+    // only over a connection that is open: dialling would mean trying the addresses the peer
+    // announced about itself (dialPolicy.ts), and a peer that left is asked again once it is back
+    const open = (signal: AbortSignal): Promise<Stream> => {
+      const conn = this.node.getConnections(pid).find((c) => c.status === "open");
+      if (conn === undefined) {
+        return Promise.reject(new AnchordError(ErrorCode.PEER_UNAVAILABLE, "peer is not connected", { peer: peerId }));
+      }
+      return conn.newStream(this.names.syncProtocol, { signal });
+    };
     try {
       return await call(open, peerId, this.opts.syncRequestTimeoutMs);
     } catch (e) {

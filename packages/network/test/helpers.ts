@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import type { Host } from "../src/host.js";
 import { Network, type NetworkHandlers, type NetworkOptions, type GossipVerdict, type SyncStatus } from "../src/index.js";
 
 export const CHAIN = "T";
@@ -99,4 +100,9 @@ export function connected(a: TestNode, b: TestNode): boolean {
 
 export function bytes(n: number, fill: number): Uint8Array {
   return new Uint8Array(n).fill(fill);
+}
+
+/** The libp2p host inside a Network: for tests that check what libp2p itself would do (dial, peer store). */
+export function hostOf(n: TestNode): Host {
+  return (n.net as unknown as { node: Host }).node;
 }
