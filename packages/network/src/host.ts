@@ -15,6 +15,7 @@ import { ping, type Ping } from "@libp2p/ping";
 import { bootstrap } from "@libp2p/bootstrap";
 import { gossipsub, StrictNoSign, type GossipSub, type TopicValidatorResult } from "@libp2p/gossipsub";
 import { multiaddr, type Multiaddr } from "@multiformats/multiaddr";
+import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import type { PeerId, PrivateKey } from "@libp2p/interface";
 import type { ResolvedNetworkOptions } from "./options.js";
 import { gossipMessageId, type ProtocolNames } from "./topics.js";
@@ -52,6 +53,13 @@ export const GOSSIP_DECODE_LIMITS = Object.freeze({
   maxControlMessages: 16,
   maxPeerInfos: 16,
 });
+/**
+ * Largest identify message read from a peer (libp2p's default is 8 KiB, and a peer may send 10 of
+ * them). An anchord node's is ~420 bytes with one or two listen addresses; 4 KiB leaves room for a
+ * host with dozens. What libp2p keeps of a peer (protocols, agent version, signed record) is
+ * bounded by this; of its addresses it keeps only those the node may dial (dialPolicy.ts).
+ */
+export const IDENTIFY_MAX_MESSAGE_BYTES = 4 * 1024;
 /** Yamux streams per connection, each direction. */
 const YAMUX_MAX_STREAMS = 256;
 
@@ -131,6 +139,7 @@ export async function createHost(init: HostInit): Promise<Host> {
         mplex({ maxMessageSize: 1024 * 1024, maxUnprocessedMessageQueueSize: 4 * 1024 * 1024, disconnectThreshold: 50 }),
   );
   const banned = (peerId: PeerId): boolean => init.isBanned(peerId.toString());
+  const self = peerIdFromPrivateKey(init.privateKey);
   const maxGossipBytes = Math.max(opts.maxBlockMessageBytes, opts.maxTxMessageBytes);
   const listenProto = hostProtocol(opts.listenHost) === "ip6" ? "ip6" : "ip4";
 
@@ -162,13 +171,15 @@ export async function createHost(init: HostInit): Promise<Host> {
     connectionGater: {
       denyInboundConnection: (maConn) => hostFull(maConn.remoteAddr),
       denyDialMultiaddr: (addr) => !init.dialPolicy.allows(addr),
+      // the peer store's address filter: a peer's own addresses are kept, others' only when dialable
+      filterMultiaddrForPeer: (peer, addr) => peer.equals(self) || init.dialPolicy.allows(addr),
       denyDialPeer: banned,
       denyInboundEncryptedConnection: banned,
       denyOutboundEncryptedConnection: banned,
     },
     peerDiscovery: bootstrapList.length > 0 ? [bootstrap({ list: bootstrapList })] : [],
     services: {
-      identify: identify(),
+      identify: identify({ maxMessageSize: IDENTIFY_MAX_MESSAGE_BYTES }),
       ping: ping(),
       pubsub: gossipsub({
         globalSignaturePolicy: StrictNoSign,

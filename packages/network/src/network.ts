@@ -20,6 +20,7 @@ import * as syncClient from "./syncClient.js";
 import type { SyncStatus } from "./syncCodec.js";
 import { createHost, DIAL_TIMEOUT_MS, usableBootstrap, type BootstrapPeer, type GossipSubRouter, type Host } from "./host.js";
 import { DialPolicy } from "./dialPolicy.js";
+import { PEER_STORE_SWEEP_MS, PeerStoreSweeper } from "./peerStoreSweep.js";
 import { errorMessage, silentNetworkLogger, type NetworkLogger } from "./logger.js";
 
 export interface NetworkHandlers extends SyncServerHandlers {
@@ -93,8 +94,10 @@ export class Network {
   private readonly listeners = new Map<NetworkEvent, Set<(peerId: string) => void>>();
   private readonly rejections: PeerRejection[] = [];
   private readonly dialing = new Set<string>();
+  private readonly sweeper: PeerStoreSweeper;
   private redialTimer: NodeJS.Timeout | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
 
   private constructor(
@@ -113,6 +116,7 @@ export class Network {
   ) {
     this.peerId = node.peerId.toString();
     this.names = names;
+    this.sweeper = new PeerStoreSweeper(node, new Set(bootstrapAddrs.map((b) => b.peerId)));
   }
 
   static async create(
@@ -194,6 +198,7 @@ export class Network {
       ingress.onMessage(msgId, propagationSource.toString(), msg.topic, msg.data, msg.type === "signed");
     });
     node.addEventListener("peer:connect", (evt) => {
+      network.sweeper.connected(evt.detail.toString());
       network.emit("peer:connect", evt.detail.toString());
       void network.checkGenesis(evt.detail.toString());
     });
@@ -483,6 +488,10 @@ export class Network {
     }
     this.pruneTimer = setInterval(() => this.book.prune(), 60_000);
     this.pruneTimer.unref();
+    this.sweepTimer = setInterval(() => {
+      this.sweeper.sweep().catch((e: unknown) => this.logger.debug({ err: errorMessage(e) }, "Peer store sweep failed"));
+    }, PEER_STORE_SWEEP_MS);
+    this.sweepTimer.unref();
   }
 
   /** Dials every bootstrap peer that is neither connected, nor being dialled, nor banned. */
@@ -511,6 +520,7 @@ export class Network {
   private async doStop(): Promise<void> {
     if (this.redialTimer !== undefined) clearInterval(this.redialTimer);
     if (this.pruneTimer !== undefined) clearInterval(this.pruneTimer);
+    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
     this.ingress.close();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<"timeout">((resolve) => {
