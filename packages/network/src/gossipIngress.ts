@@ -1,6 +1,7 @@
 /**
  * Validation of incoming gossip (gossipsub `asyncValidation`): each message is size-checked, then
- * queued per topic (bounded; a full queue means Ignore) and handed to the node's handler, whose
+ * queued per topic (bounded in all and per peer; a full queue means Ignore) and handed to the
+ * node's handler, whose
  * verdict goes back to gossipsub: accept → deliver and forward, ignore → drop, reject → drop and
  * penalise the peer that sent it (gossipsub P4 score, plus our own misbehaviour points).
  * A handler that throws or takes too long yields Ignore.
@@ -22,6 +23,12 @@ export interface TopicIngressConfig {
   concurrency: number;
   /** Messages waiting beyond those running. */
   maxQueue: number;
+  /**
+   * Messages from one peer waiting: without it one peer's flood (one RPC may carry 1,000 messages)
+   * took every place, and every other peer's messages meanwhile, an honest block among them, were
+   * ignored (gossipsub does not fetch an ignored message again).
+   */
+  maxPeerQueue: number;
   /**
    * Bytes those waiting messages may hold in all, and from one peer: each is an owned copy of up
    * to `maxBytes`, and a count bound alone let one peer park `maxQueue × maxBytes` (512 MiB of
@@ -58,12 +65,24 @@ export function verdictToResult(v: unknown): TopicValidatorResult {
   }
 }
 
+/** A topic queue's state, for tests and metrics. */
+export interface GossipQueueStats {
+  /** Handlers running. */
+  running: number;
+  /** Messages waiting, and their bytes. */
+  waiting: number;
+  waitingBytes: number;
+  /** Messages ignored because the queue (or the sender's share of it) was full, since the start. */
+  dropped: number;
+}
+
 class TopicQueue {
   private running = 0;
   private readonly waiting: Job[] = [];
-  /** Bytes of the waiting messages, in all and by the peer that sent them. */
+  /** Bytes of the waiting messages in all; messages and bytes waiting by the peer that sent them. */
   private queuedBytes = 0;
-  private readonly peerBytes = new Map<string, number>();
+  private readonly byPeer = new Map<string, { count: number; bytes: number }>();
+  private dropped = 0;
   closed = false;
 
   constructor(
@@ -75,26 +94,27 @@ class TopicQueue {
     if (this.closed) return false;
     if (this.running >= this.cfg.concurrency) {
       const bytes = job.data.length;
-      const fromPeer = this.peerBytes.get(job.from) ?? 0;
+      const fromPeer = this.byPeer.get(job.from) ?? { count: 0, bytes: 0 };
       if (
         this.waiting.length >= this.cfg.maxQueue ||
         this.queuedBytes + bytes > this.cfg.maxQueuedBytes ||
-        fromPeer + bytes > this.cfg.maxPeerQueuedBytes
+        fromPeer.count >= this.cfg.maxPeerQueue ||
+        fromPeer.bytes + bytes > this.cfg.maxPeerQueuedBytes
       ) {
+        this.dropped++;
         return false;
       }
       this.waiting.push(job);
       this.queuedBytes += bytes;
-      this.peerBytes.set(job.from, fromPeer + bytes);
+      this.byPeer.set(job.from, { count: fromPeer.count + 1, bytes: fromPeer.bytes + bytes });
       return true;
     }
     this.start(job);
     return true;
   }
 
-  /** Bytes of the messages waiting (all peers), for tests and metrics. */
-  get waitingBytes(): number {
-    return this.queuedBytes;
+  stats(): GossipQueueStats {
+    return { running: this.running, waiting: this.waiting.length, waitingBytes: this.queuedBytes, dropped: this.dropped };
   }
 
   private start(job: Job): void {
@@ -104,9 +124,12 @@ class TopicQueue {
       const next = this.waiting.shift();
       if (next === undefined) return;
       this.queuedBytes -= next.data.length;
-      const left = (this.peerBytes.get(next.from) ?? 0) - next.data.length;
-      if (left > 0) this.peerBytes.set(next.from, left);
-      else this.peerBytes.delete(next.from);
+      const fromPeer = this.byPeer.get(next.from);
+      if (fromPeer !== undefined && fromPeer.count > 1) {
+        this.byPeer.set(next.from, { count: fromPeer.count - 1, bytes: fromPeer.bytes - next.data.length });
+      } else {
+        this.byPeer.delete(next.from);
+      }
       if (!this.closed) this.start(next);
     });
   }
@@ -139,7 +162,7 @@ class TopicQueue {
     this.closed = true;
     this.waiting.length = 0;
     this.queuedBytes = 0;
-    this.peerBytes.clear();
+    this.byPeer.clear();
   }
 }
 
@@ -174,9 +197,9 @@ export class GossipIngress {
     }
   }
 
-  /** Bytes waiting in a topic's queue (see TopicIngressConfig.maxQueuedBytes). */
-  waitingBytes(topic: string): number {
-    return this.queues.get(topic)?.waitingBytes ?? 0;
+  /** A topic's queue: handlers running, messages waiting and their bytes, messages dropped. */
+  stats(topic: string): GossipQueueStats {
+    return this.queues.get(topic)?.stats() ?? { running: 0, waiting: 0, waitingBytes: 0, dropped: 0 };
   }
 
   close(): void {

@@ -5,7 +5,7 @@ export { Network, REJECT_POINTS } from "./network.js";
 export type { NetworkHandlers, ConnectedPeer, NetworkEvent } from "./network.js";
 export { defaultNetworkOptions, syncLimits, resolveOptions } from "./options.js";
 export type { NetworkOptions, MuxerName, ResolvedNetworkOptions } from "./options.js";
-export type { GossipVerdict } from "./gossipIngress.js";
+export type { GossipVerdict, GossipQueueStats } from "./gossipIngress.js";
 export type { SyncStatus } from "./syncCodec.js";
 export type { BanEntry } from "./peerBook.js";
 export type { NetworkLogger } from "./logger.js";

@@ -13,7 +13,7 @@ import { resolveOptions, syncLimits, type NetworkOptions, type ResolvedNetworkOp
 import { protocolNames, type ProtocolNames } from "./topics.js";
 import { loadOrCreatePeerKey } from "./peerKey.js";
 import { PeerBook, type BanEntry } from "./peerBook.js";
-import { GossipIngress, type GossipVerdict } from "./gossipIngress.js";
+import { GossipIngress, type GossipQueueStats, type GossipVerdict } from "./gossipIngress.js";
 import { SyncServer, type SyncServerHandlers } from "./syncServer.js";
 import { ByteBudget } from "./byteBudget.js";
 import * as syncClient from "./syncClient.js";
@@ -73,10 +73,13 @@ const MAX_REJECTIONS_KEPT = 20;
 /** Misbehaviour points for a rejected gossip message (the peer is also penalised by gossipsub P4). */
 export const REJECT_POINTS = 1;
 
-/** What each gossip topic's validation queue may hold (gossipIngress.ts): messages, bytes, bytes from one peer. */
+/**
+ * What each gossip topic's validation queue may hold (gossipIngress.ts): messages and bytes in all,
+ * and from one peer (an eighth of the places, so that one peer cannot take them all).
+ */
 const GOSSIP_QUEUES = {
-  tx: { concurrency: 4, maxQueue: 1024, maxQueuedBytes: 64 * 1024 * 1024, maxPeerQueuedBytes: 32 * 1024 * 1024 },
-  block: { concurrency: 1, maxQueue: 64, maxQueuedBytes: 32 * 1024 * 1024, maxPeerQueuedBytes: 16 * 1024 * 1024 },
+  tx: { concurrency: 4, maxQueue: 1024, maxPeerQueue: 128, maxQueuedBytes: 64 * 1024 * 1024, maxPeerQueuedBytes: 32 * 1024 * 1024 },
+  block: { concurrency: 1, maxQueue: 64, maxPeerQueue: 8, maxQueuedBytes: 32 * 1024 * 1024, maxPeerQueuedBytes: 16 * 1024 * 1024 },
 } as const;
 const GOSSIP_HANDLER_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 5_000;
@@ -339,6 +342,11 @@ export class Network {
   /** Peers in our gossipsub mesh for a topic. */
   meshPeers(topic: "tx" | "block"): string[] {
     return this.pubsub.getMeshPeers(topic === "tx" ? this.names.txTopic : this.names.blockTopic);
+  }
+
+  /** A gossip topic's validation queue: handlers running, messages waiting, messages dropped (queue full). */
+  gossipQueue(topic: "tx" | "block"): GossipQueueStats {
+    return this.ingress.stats(topic === "tx" ? this.names.txTopic : this.names.blockTopic);
   }
 
   /** Gossipsub score of a peer as this node sees it (0 for unknown peers). */

@@ -1,6 +1,6 @@
 /**
  * The gossip validation queue's bounds (gossipIngress.ts): beyond the running handlers, messages
- * wait up to a count, a byte total and a byte share per peer; past any of them a message is
+ * wait up to a count and a byte total, in all and per peer; past any of them a message is
  * ignored, and what a handled message held is given back.
  */
 import { describe, expect, it } from "vitest";
@@ -22,6 +22,7 @@ describe("GossipIngress queue bounds", () => {
           maxBytes: 5_000,
           concurrency: 1,
           maxQueue: 100,
+          maxPeerQueue: 100,
           maxQueuedBytes: 10_000,
           maxPeerQueuedBytes: 4_000,
           handler: async (data): Promise<"accept"> => {
@@ -47,13 +48,51 @@ describe("GossipIngress queue bounds", () => {
     // A's and B's third pass their peer share (4,000); C's third passes the total (10,000)
     for (const id of [a[2]!, b[2]!, c[2]!]) expect(results.get(id), id).toBe(TopicValidatorResult.Ignore);
     for (const id of [...a.slice(0, 2), ...b.slice(0, 2), ...c.slice(0, 2)]) expect(results.has(id), id).toBe(false);
-    expect(ingress.waitingBytes("t")).toBe(9_000);
+    expect(ingress.stats("t")).toEqual({ running: 1, waiting: 6, waitingBytes: 9_000, dropped: 3 });
     open();
     await expect.poll(() => handled.length).toBe(7);
-    expect(ingress.waitingBytes("t")).toBe(0);
+    expect(ingress.stats("t")).toMatchObject({ waiting: 0, waitingBytes: 0 });
     // the shares were given back: A's messages are taken again
     const more = [send("A", 1_500), send("A", 1_500), send("A", 1_500)];
     await expect.poll(() => more.every((id) => results.get(id) === TopicValidatorResult.Accept)).toBe(true);
+    ingress.close();
+  });
+
+  it("holds at most maxPeerQueue messages from one peer: a flood leaves room for the others", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const handled: string[] = [];
+    const results = new Map<string, TopicValidatorResult>();
+    const ingress = new GossipIngress(
+      [
+        {
+          topic: "t",
+          name: "block",
+          maxBytes: 5_000,
+          concurrency: 1,
+          maxQueue: 16,
+          maxPeerQueue: 4,
+          maxQueuedBytes: 1_000_000,
+          maxPeerQueuedBytes: 1_000_000,
+          handler: async (_data, from): Promise<"accept"> => {
+            await gate;
+            handled.push(from);
+            return "accept";
+          },
+        },
+      ],
+      { report: (id, _from, r) => void results.set(id, r), rejected: () => {}, logger: silentNetworkLogger, handlerTimeoutMs: 60_000 },
+    );
+    for (let i = 0; i < 100; i++) ingress.onMessage(`flood${i}`, "F", "t", new Uint8Array(10), false);
+    // one running, four waiting, the other 95 ignored at once
+    expect(ingress.stats("t")).toEqual({ running: 1, waiting: 4, waitingBytes: 40, dropped: 95 });
+    ingress.onMessage("honest", "H", "t", new Uint8Array(10), false);
+    expect(results.has("honest")).toBe(false);
+    open();
+    await expect.poll(() => results.get("honest")).toBe(TopicValidatorResult.Accept);
+    expect(handled).toEqual(["F", "F", "F", "F", "F", "H"]);
+    // the flooder's share was given back
+    expect(ingress.stats("t")).toMatchObject({ running: 0, waiting: 0, waitingBytes: 0 });
     ingress.close();
   });
 });

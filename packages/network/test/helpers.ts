@@ -27,7 +27,7 @@ export interface Received {
 export class FakeNode implements NetworkHandlers {
   txs: Received[] = [];
   blocks: Received[] = [];
-  judge: (data: Uint8Array, from: string) => GossipVerdict = () => "accept";
+  judge: (data: Uint8Array, from: string) => GossipVerdict | Promise<GossipVerdict> = () => "accept";
   status: SyncStatus = {
     genesisId: new Uint8Array(32).fill(1),
     height: 0,
@@ -37,11 +37,11 @@ export class FakeNode implements NetworkHandlers {
   chain: Uint8Array[] = [];
   knownIds = new Map<string, number>();
 
-  onTxMessage(data: Uint8Array, from: string): GossipVerdict {
+  onTxMessage(data: Uint8Array, from: string): GossipVerdict | Promise<GossipVerdict> {
     this.txs.push({ data, from });
     return this.judge(data, from);
   }
-  onBlockMessage(data: Uint8Array, from: string): GossipVerdict {
+  onBlockMessage(data: Uint8Array, from: string): GossipVerdict | Promise<GossipVerdict> {
     this.blocks.push({ data, from });
     return this.judge(data, from);
   }
