@@ -6,14 +6,19 @@
  * kept here, the node caught up only to its parent and waited for the next periodic sync round
  * (up to 5 s) for the block itself.
  *
- * Bounded: at most MAX_ORPHAN_BLOCKS blocks (the oldest leaves first; a gossiped block is at most
- * 2 MiB), each for ORPHAN_TTL_MS. Nothing is checked before a block is held; it goes through the
- * chain manager like any block when it is taken.
+ * Bounded: at most MAX_ORPHANS_PER_PEER blocks from one peer (its newest: a peer's next orphan
+ * pushes out its own oldest) and MAX_ORPHAN_BLOCKS in all (a gossiped block is at most 2 MiB),
+ * each for ORPHAN_TTL_MS. When all places are taken, the oldest block of the peer holding the most
+ * leaves: a peer sending orphans on made-up parents, which never connect, cannot push out the
+ * orphans of other peers (as many flooding identities as there are places still can). Nothing is
+ * checked before a block is held; it goes through the chain manager like any block when it is
+ * taken.
  */
 import { base58Encode } from "@anchord/crypto";
 import type { Block } from "@anchord/protocol";
 
 export const MAX_ORPHAN_BLOCKS = 4;
+export const MAX_ORPHANS_PER_PEER = 2;
 export const ORPHAN_TTL_MS = 30_000;
 
 export interface OrphanBlock {
@@ -22,14 +27,20 @@ export interface OrphanBlock {
   readonly from: string;
 }
 
+export interface OrphanLimits {
+  max: number;
+  perPeer: number;
+  ttlMs: number;
+}
+
 export class OrphanBlocks {
   /** By block id, oldest first. */
   private readonly held = new Map<string, OrphanBlock & { readonly parentId: string; readonly until: number }>();
+  private readonly limits: OrphanLimits;
 
-  constructor(
-    private readonly max = MAX_ORPHAN_BLOCKS,
-    private readonly ttlMs = ORPHAN_TTL_MS,
-  ) {}
+  constructor(limits: Partial<OrphanLimits> = {}) {
+    this.limits = { max: MAX_ORPHAN_BLOCKS, perPeer: MAX_ORPHANS_PER_PEER, ttlMs: ORPHAN_TTL_MS, ...limits };
+  }
 
   get size(): number {
     return this.held.size;
@@ -37,11 +48,11 @@ export class OrphanBlocks {
 
   add(block: Block, from: string, now: number): void {
     if (this.held.has(block.id)) return;
-    this.held.set(block.id, { block, from, parentId: base58Encode(block.reference), until: now + this.ttlMs });
-    for (const id of this.held.keys()) {
-      if (this.held.size <= this.max) break;
-      this.held.delete(id);
-    }
+    this.dropExpired(now);
+    const own = [...this.held].filter(([, o]) => o.from === from);
+    if (own.length >= this.limits.perPeer) this.held.delete(own[0]![0]);
+    this.held.set(block.id, { block, from, parentId: base58Encode(block.reference), until: now + this.limits.ttlMs });
+    for (let id = this.overflow(); id !== undefined; id = this.overflow()) this.held.delete(id);
   }
 
   /**
@@ -49,14 +60,31 @@ export class OrphanBlocks {
    * expired ones.
    */
   takeConnected(known: (parentId: string) => boolean, now: number): OrphanBlock[] {
+    this.dropExpired(now);
     const out: OrphanBlock[] = [];
     for (const [id, o] of this.held) {
-      if (o.until <= now) this.held.delete(id);
-      else if (known(o.parentId)) {
+      if (known(o.parentId)) {
         this.held.delete(id);
         out.push({ block: o.block, from: o.from });
       }
     }
     return out;
+  }
+
+  private dropExpired(now: number): void {
+    for (const [id, o] of this.held) if (o.until <= now) this.held.delete(id);
+  }
+
+  /**
+   * While more than `max` blocks are held: the id of the oldest block of the peer that holds the
+   * most (of the peer whose oldest block is the oldest, on a tie).
+   */
+  private overflow(): string | undefined {
+    if (this.held.size <= this.limits.max) return undefined;
+    const count = new Map<string, number>();
+    for (const o of this.held.values()) count.set(o.from, (count.get(o.from) ?? 0) + 1);
+    const most = Math.max(...count.values());
+    for (const [id, o] of this.held) if (count.get(o.from) === most) return id;
+    return undefined;
   }
 }

@@ -61,7 +61,7 @@ describe("orphan blocks", () => {
     const a = await start("a");
     try {
       const blocks = await forge(a, 6);
-      const held = new OrphanBlocks(4, 1_000);
+      const held = new OrphanBlocks({ max: 4, perPeer: 4, ttlMs: 1_000 });
       for (const blk of blocks.slice(0, 5)) held.add(blk, "p", 0);
       held.add(blocks[4]!, "p", 0); // once only
       expect(held.size).toBe(4);
@@ -76,6 +76,32 @@ describe("orphan blocks", () => {
       expect(held.size).toBe(1);
       expect(held.takeConnected(() => false, 1_000)).toEqual([]);
       expect(held.size).toBe(0);
+    } finally {
+      await a.stop();
+    }
+  });
+
+  it("keeps a peer's newest blocks only, so that one peer cannot push out the others' orphans", async () => {
+    const a = await start("a");
+    try {
+      const blocks = await forge(a, 8);
+      const held = new OrphanBlocks({ max: 4, perPeer: 2, ttlMs: 1_000 });
+      held.add(blocks[0]!, "honest", 0);
+      // a flood from one peer: only its two newest stay, the honest block stays too
+      for (const blk of blocks.slice(1, 7)) held.add(blk, "flooder", 0);
+      expect(held.size).toBe(3);
+      expect(held.takeConnected(() => true, 10).map((o) => [o.from, o.block.id])).toEqual([
+        ["honest", blocks[0]!.id],
+        ["flooder", blocks[5]!.id],
+        ["flooder", blocks[6]!.id],
+      ]);
+      // every place taken: the oldest block of the peer holding the most leaves, not a lone sender's
+      held.add(blocks[0]!, "p1", 0);
+      held.add(blocks[1]!, "p2", 0);
+      held.add(blocks[2]!, "p2", 0);
+      held.add(blocks[3]!, "p3", 0);
+      held.add(blocks[4]!, "p4", 0);
+      expect(held.takeConnected(() => true, 10).map((o) => o.from)).toEqual(["p1", "p2", "p3", "p4"]);
     } finally {
       await a.stop();
     }
