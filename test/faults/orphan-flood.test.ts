@@ -1,12 +1,13 @@
 /**
  * A peer flooding a node with orphans (well-formed blocks on parents nobody has) must not push out
  * an honest peer's orphan: the node keeps at most two orphans per peer (its newest), so the honest
- * block that came before its parent is still applied once the parent comes.
+ * block that came before its parent is still applied once the parent comes. And an orphan that
+ * turns out invalid once its parent comes is charged to the peer that sent it.
  *
  * A real node in this process (real libp2p on 127.0.0.1, real LevelDB) that does not forge; its
  * peers are raw libp2p hosts (test/faults/utils/hostilePeer.ts): an honest one gossiping blocks of
- * the only generator, forged by the test, and a flooder. Neither serves sync, so what the node
- * applies came to it by gossip.
+ * the only generator, forged by the test, a flooder, and a peer sending an invalid orphan. None of
+ * them serves sync, so what the node applies came to it by gossip.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyPairFromSeed } from "@anchord/crypto";
@@ -65,25 +66,32 @@ async function sendOrphan(p: HostilePeer, data: Uint8Array): Promise<void> {
 }
 
 describe("orphan flood", () => {
-  it("a flooder cannot push out an honest orphan", async () => {
+  it("a flooder cannot push out an honest orphan; an orphan invalid once its parent comes is charged", async () => {
     const honest = await peer();
     const flooder = await peer();
+    const liar = await peer();
     const b1 = await forge();
     const b2 = await forge();
+    // on b2, by a generator without stake: invalid, which shows only once b2 is known
+    const invalid = untimedFlaws.noStake(tipOf(forger));
 
     await sendOrphan(honest, b2);
+    await sendOrphan(liar, encodeBlock(invalid));
     for (let i = 0; i < FLOOD; i++) await sendOrphan(flooder, encodeBlock(untimedFlaws.orphan(tipOf(node))));
 
-    // the parent comes: b2 follows from the orphans held
+    // the parent comes: b2 follows from the orphans held, then the invalid block is tried and refused
     expect(await honest.publish("block", b1)).toBe(1);
     await waitFor("b1 and then b2 applied", () => node.ledger.height === 3, 10_000);
     expect(node.ledger.lastHeader.id).toBe(forger.ledger.lastHeader.id);
+    await waitFor("the invalid orphan charged to its sender", () => node.network!.misbehaviourPoints(liar.peerId) > 0, 10_000);
+    expect(node.ledger.heightOf(invalid.id)).toBeUndefined();
     expect(node.network!.misbehaviourPoints(honest.peerId)).toBe(0);
 
     recordResult("orphan-flood", {
-      promise: "a peer's orphan flood does not push out another peer's orphan, which is applied once its parent comes",
-      faults: { "orphan block (gossip)": FLOOD },
+      promise: "a peer's orphan flood does not push out another peer's orphan, which is applied once its parent comes; an orphan invalid once its parent comes is charged to its sender",
+      faults: { "orphan block (gossip)": FLOOD, "invalid orphan (gossip)": 1 },
       height: node.ledger.height,
+      liarPoints: node.network!.misbehaviourPoints(liar.peerId),
     });
   });
 });

@@ -89,12 +89,17 @@ export class GossipHandler {
   private readonly orphans = new OrphanBlocks();
   private retryScheduled = false;
 
-  /** `onOrphan`: a block from this peer had an unknown parent (the node syncs with it). */
+  /**
+   * `onOrphan`: a block from this peer had an unknown parent (the node syncs with it).
+   * `penalize`: a block this peer gossiped turned out invalid after its verdict was given (an
+   * orphan, tried once its parent came): the sender is charged as for a rejected message.
+   */
   constructor(
     private readonly chain: Chain,
     private readonly admission: TxAdmission,
     private readonly onOrphan: (peerId: string) => void,
     private readonly logger: Logger,
+    private readonly penalize: (peerId: string, reason: string) => void = () => {},
   ) {
     // every block applied, on the tip or by a fork switch, is announced with onApplied
     chain.on({ onApplied: () => this.retryOrphans() });
@@ -149,8 +154,12 @@ export class GossipHandler {
     setImmediate(() => {
       this.retryScheduled = false;
       const ledger = this.chain.ledger;
-      // a block invalid now is only logged and counted: its message was answered "ignore" already
-      for (const o of this.orphans.takeConnected((parentId) => ledger.heightOf(parentId) !== undefined, Date.now())) void this.processBlock(o.block, o.from);
+      // its message was answered "ignore" already: an invalid block is charged to its sender here
+      for (const o of this.orphans.takeConnected((parentId) => ledger.heightOf(parentId) !== undefined, Date.now())) {
+        void this.processBlock(o.block, o.from).then((verdict) => {
+          if (verdict === "reject") this.penalize(o.from, `gossip block: orphan ${o.block.id} invalid once its parent came`);
+        });
+      }
     });
   }
 

@@ -155,7 +155,13 @@ export class Node {
 
     if (opts.p2p) {
       const p2p = opts.p2p;
-      const gossip = new GossipHandler(chain, admission, () => this.sync?.trigger(), logger.child({ module: "gossip" }));
+      const gossip = new GossipHandler(
+        chain,
+        admission,
+        () => this.sync?.trigger(),
+        logger.child({ module: "gossip" }),
+        (peerId, reason) => this.network?.penalize(peerId, reason),
+      );
       this.gossip = gossip;
       this.network = await Network.create(
         {
