@@ -1,7 +1,9 @@
 /**
  * Admission after a rollback: the dropped block's transactions, stashed in the pool's store before
  * the rollback, are readmitted under the keys they were stashed with (stored once, found once after
- * a restart), ahead of the pooled ones that may depend on them, in memory and in the store.
+ * a restart), ahead of the pooled ones that may depend on them, in memory and in the store; also
+ * when the process stops between the rollback and the readmission. And POST /hash's answer for a
+ * hash in a block that a reorganisation takes meanwhile.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
@@ -20,20 +22,30 @@ const gen = acct("reorg generator");
 const alice = acct("reorg alice");
 const FEE = 100_000_000n;
 
+/**
+ * A node (restartable on its data dir) with a lease in its last block and, pooled after it and
+ * acknowledged, a cancel of that lease: a transaction that depends on the block.
+ */
+async function leaseThenCancel() {
+  const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 100n]]), timestamp: Date.now() - 3_600_000 };
+  const dataDir = join(tempDir(), "n");
+  const start = () => Node.start({ dataDir, genesis, api: false, p2p: false, generate: false, walletSeeds: [] }, silentLogger());
+  const node = await start();
+  const lease = signed(alice, { type: 8, fee: FEE, recipient: gen.address, amount: 10n * TOKEN });
+  const block = nextBlock(node, gen, [lease]);
+  expect((await node.chain.processBlock(block, "local")).status).toBe("applied");
+  const cancel = signed(alice, { type: 9, fee: FEE, leaseId: lease.id });
+  await node.submit(cancel);
+  expect(node.pool.size).toBe(1);
+  return { node, start, lease, block, cancel };
+}
+
 describe("readmission after a rollback", () => {
   it("readmits the dropped block's transactions ahead of the pooled ones, under their stash keys", async () => {
-    const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 100n]]), timestamp: Date.now() - 3_600_000 };
-    const dataDir = join(tempDir(), "n");
-    const start = () => Node.start({ dataDir, genesis, api: false, p2p: false, generate: false, walletSeeds: [] }, silentLogger());
-    let node = await start();
+    const setup = await leaseThenCancel();
+    const { start, lease, block, cancel } = setup;
+    let node = setup.node;
     try {
-      const lease = signed(alice, { type: 8, fee: FEE, recipient: gen.address, amount: 10n * TOKEN });
-      const block = nextBlock(node, gen, [lease]);
-      expect((await node.chain.processBlock(block, "local")).status).toBe("applied");
-      // pooled after the block: a cancel of its lease
-      const cancel = signed(alice, { type: 9, fee: FEE, leaseId: lease.id });
-      await node.submit(cancel);
-      expect(node.pool.size).toBe(1);
       const readmitted = await node.chain.exclusive(async () => {
         await node.pool.stash(block.transactions);
         await node.ledger.rollback(node.ledger.height - 1);
@@ -57,17 +69,12 @@ describe("readmission after a rollback", () => {
       await node.stop();
     }
   });
+
   it("after a crash between the rollback and the readmission, the restart keeps a pooled transaction that depends on a stashed one", async () => {
-    const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 100n]]), timestamp: Date.now() - 3_600_000 };
-    const dataDir = join(tempDir(), "n");
-    const start = () => Node.start({ dataDir, genesis, api: false, p2p: false, generate: false, walletSeeds: [] }, silentLogger());
-    let node = await start();
+    const setup = await leaseThenCancel();
+    const { start, lease, block, cancel } = setup;
+    let node = setup.node;
     try {
-      const lease = signed(alice, { type: 8, fee: FEE, recipient: gen.address, amount: 10n * TOKEN });
-      const block = nextBlock(node, gen, [lease]);
-      expect((await node.chain.processBlock(block, "local")).status).toBe("applied");
-      const cancel = signed(alice, { type: 9, fee: FEE, leaseId: lease.id });
-      await node.submit(cancel); // acknowledged
       // the reorganisation's first two steps (Chain.switchFork), then the process ends before
       // afterLedgerChange: the store holds the cancel ahead of the lease it cancels
       await node.pool.stash(block.transactions);
@@ -85,6 +92,7 @@ describe("readmission after a rollback", () => {
       await node.stop();
     }
   });
+
   it("POST /hash's answer never names a block a reorganisation took while its journal write was under way", async () => {
     const bob = acct("reorg anchorer");
     const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 100n], [bob, 100n]]), timestamp: Date.now() - 3_600_000 };
