@@ -165,7 +165,13 @@ export class Ledger {
       // differently), and "another network" would send the user looking in the wrong place.
       const format = await db.get(metaKey(META_FORMAT));
       let found = format === undefined ? undefined : readU32(format);
-      if (found === UPGRADABLE_FORMAT && equalBytes(storedGenesis, genesis.idBytes)) found = await ledger.upgradeSponsorIndex();
+      const anotherNetwork = (): AnchordError =>
+        new AnchordError(ErrorCode.INVALID_FIELD, `data dir ${opts.dataDir} belongs to another network (its genesis block differs)`, { dataDir: opts.dataDir });
+      // the format before this one has the same genesis block id: a wrong --genesis is said as such
+      if (found === UPGRADABLE_FORMAT) {
+        if (!equalBytes(storedGenesis, genesis.idBytes)) throw anotherNetwork();
+        found = await ledger.upgradeSponsorIndex();
+      }
       if (found !== STORAGE_FORMAT) {
         throw new AnchordError(
           ErrorCode.STORAGE,
@@ -175,11 +181,7 @@ export class Ledger {
           { dataDir: opts.dataDir, format: found ?? null, expected: STORAGE_FORMAT },
         );
       }
-      if (!equalBytes(storedGenesis, genesis.idBytes)) {
-        throw new AnchordError(ErrorCode.INVALID_FIELD, `data dir ${opts.dataDir} belongs to another network (its genesis block differs)`, {
-          dataDir: opts.dataDir,
-        });
-      }
+      if (!equalBytes(storedGenesis, genesis.idBytes)) throw anotherNetwork();
       const tip = await db.get(metaKey(META_TIP));
       if (tip === undefined) throw new AnchordError(ErrorCode.STORAGE, `data dir ${opts.dataDir} has no chain tip`);
       await ledger.load(readU32(tip));
@@ -353,18 +355,6 @@ export class Ledger {
     const n = balanceWindowOf(confirmations, this.config);
     const rec = this.memory.accounts.get(address);
     return rec ? rec.history.minEffective(Math.max(1, this.tip - n + 1), this.tip) : 0n;
-  }
-
-  private confirmationsWindow(confirmations: number): number {
-    const window = this.config.generatingBalanceWindow;
-    if (confirmations > window) {
-      throw new AnchordError(
-        ErrorCode.INVALID_FIELD,
-        `confirmations must be at most ${window}: this node keeps balance history for the generating-balance window (${window} blocks)`,
-        { confirmations, max: window },
-      );
-    }
-    return Math.max(1, Math.floor(confirmations));
   }
 
   lease(id: string): LeaseInfo | undefined {

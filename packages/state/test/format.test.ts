@@ -8,7 +8,7 @@ import { AnchordError, ErrorCode, TOKEN } from "@anchord/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { Ledger } from "../src/index.js";
 import { META_FORMAT, STORAGE_FORMAT, UPGRADABLE_FORMAT, metaKey } from "../src/buckets.js";
-import { u32 } from "../src/codec.js";
+import { readU32, u32 } from "../src/codec.js";
 import { account, removeDir, tempDir, testGenesis } from "./helpers.js";
 
 const dirs: string[] = [];
@@ -53,6 +53,19 @@ describe("storage format", () => {
     const ledger = await Ledger.open({ dataDir: dir, genesis });
     expect(ledger.height).toBe(1);
     await ledger.close();
+  });
+
+  it("says 'another network' for a data dir of the upgradable format under another genesis, and leaves it as it was", async () => {
+    const dir = await dataDirInFormat(UPGRADABLE_FORMAT);
+    const other = testGenesis([[account("another network"), 10_000n * TOKEN]]);
+    const e: unknown = await Ledger.open({ dataDir: dir, genesis: other }).then(
+      (l) => l.close().then(() => undefined),
+      (err: unknown) => err,
+    );
+    expect(e).toMatchObject({ code: ErrorCode.INVALID_FIELD, message: expect.stringContaining("belongs to another network") });
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(join(dir, "ledger"), { keyEncoding: "view", valueEncoding: "view" });
+    expect(readU32((await db.get(metaKey(META_FORMAT)))!)).toBe(UPGRADABLE_FORMAT);
+    await db.close();
   });
 
   it("refuses an older format with what to do, and an unknown one", async () => {
