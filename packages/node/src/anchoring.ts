@@ -136,7 +136,8 @@ export class AnchorBatcher {
     const key = toHex(hash);
     const error = this.reanchoring.get(key);
     if (error !== undefined) return { error };
-    if (this.journal.foreign.has(key) || this.inflight.has(key)) return { error: "" };
+    // (a hash still being signed for its first answer is not acknowledged yet: not here)
+    if (this.journal.foreign.has(key)) return { error: "" };
     return undefined;
   }
 

@@ -31,7 +31,7 @@ export interface PoolEntry {
   readonly addedAt: number;
   /** `bytes` as a latin1 string: the entry's key in the by-bytes index. */
   readonly bytesKey: string;
-  /** Its place in the pool's fee heap (IndexedHeap's to write); -1 for a local entry. */
+  /** Its place in the pool's fee heap (IndexedHeap's to write); -1 for a local or pinned entry. */
   heapIndex: number;
   /**
    * Acknowledged by this node (an API client got a 200 for it, it is the node's own, or it came
@@ -70,6 +70,7 @@ export class TxPool {
   private readonly byBytes = new Map<string, SignedTx>();
   private seq = 0n;
   private added = 0;
+  private locals = 0;
   private readonly listeners: ((tx: SignedTx) => void)[] = [];
   private readonly removalListeners: ((txs: readonly SignedTx[]) => void)[] = [];
   /** id → sequence number of transactions stored ahead of a rollback (see stash) */
@@ -93,6 +94,19 @@ export class TxPool {
 
   get full(): boolean {
     return this.entries.size >= this.maxSize;
+  }
+
+  /** How many pooled entries are local (acknowledged by this node). */
+  get localCount(): number {
+    return this.locals;
+  }
+
+  /**
+   * How many local entries a client's transaction may join (three quarters of the pool): the rest
+   * stays for gossip, which a pool full of entries nothing may evict would refuse whatever its fee.
+   */
+  get maxLocal(): number {
+    return Math.ceil((this.maxSize * 3) / 4);
   }
 
   has(id: string): boolean {
@@ -177,6 +191,11 @@ export class TxPool {
     return this.seq++;
   }
 
+  /** Gives out no sequence number below `seq` from now on (the store holds marks up to it). */
+  seqAtLeast(seq: bigint): void {
+    if (this.seq < seq) this.seq = seq;
+  }
+
   /** Holds `tx` (admission checked it, and that it is not pooled already) under `seq`. O(log n). */
   insert(tx: SignedTx, seq: bigint, bytes: Uint8Array = encodedTx(tx), local = false, addedAt = this.now()): PoolEntry {
     if (seq >= this.seq) this.seq = seq + 1n;
@@ -186,7 +205,8 @@ export class TxPool {
     if (seq < this.lastInsertedSeq) this.inSeqOrder = false;
     else this.lastInsertedSeq = seq;
     this.entries.set(tx.id, entry);
-    if (!local) this.byFee.push(entry);
+    if (local) this.locals++;
+    else this.byFee.push(entry);
     if (tx.type === TxType.Anchor) {
       for (const a of tx.anchors) {
         const hex = toHex(a);
@@ -202,7 +222,17 @@ export class TxPool {
 
   /** Makes a pooled entry local (a client was answered 200 for it): it leaves the fee heap. */
   makeLocal(entry: PoolEntry): void {
+    if (entry.local) return;
     entry.local = true;
+    this.locals++;
+    this.byFee.remove(entry);
+  }
+
+  /**
+   * Keeps a pooled entry out of eviction without making it local (a local entry depends on it):
+   * it leaves the fee heap, in memory only (after a restart admission finds the dependency again).
+   */
+  pin(entry: PoolEntry): void {
     this.byFee.remove(entry);
   }
 
@@ -211,6 +241,7 @@ export class TxPool {
     const entry = this.entries.get(id);
     if (!entry) return undefined;
     this.entries.delete(id);
+    if (entry.local) this.locals--;
     this.byFee.remove(entry);
     const tx = entry.tx;
     if (tx.type === TxType.Anchor) {
@@ -234,6 +265,7 @@ export class TxPool {
   /** Lets go of everything (the stored bytes stay). */
   clear(): void {
     this.entries.clear();
+    this.locals = 0;
     this.inSeqOrder = true;
     this.lastInsertedSeq = -1n;
     this.byFee.clear();

@@ -68,15 +68,25 @@ export class PoolStore {
     return new PoolStore(db);
   }
 
-  /** Everything stored, in sequence order. */
+  /** The entries, in sequence order (the marks of those without one: see strayMarks). */
   async load(): Promise<StoredTx[]> {
+    return (await this.loadAll()).entries;
+  }
+
+  /**
+   * The entries in sequence order, and the sequence numbers of marks without an entry (left by
+   * an older anchord's crash or a mark written as its entry went: the load deletes them, and no
+   * sequence number at or below one is given out again, so no later entry inherits one).
+   */
+  async loadAll(): Promise<{ entries: StoredTx[]; strayMarks: bigint[] }> {
     const entries: { seq: bigint; bytes: Uint8Array }[] = [];
-    const local = new Set<bigint>();
+    const marks = new Set<bigint>();
     for await (const [key, value] of this.db.iterator()) {
       if (key.length === 8) entries.push({ seq: seqOf(key, 0), bytes: value });
-      else if (key.length === 9 && key[0] === LOCAL_MARK) local.add(seqOf(key, 1));
+      else if (key.length === 9 && key[0] === LOCAL_MARK) marks.add(seqOf(key, 1));
     }
-    return entries.map((e) => ({ ...e, local: local.has(e.seq) }));
+    const out = entries.map((e) => ({ ...e, local: marks.delete(e.seq) }));
+    return { entries: out, strayMarks: [...marks] };
   }
 
   /**

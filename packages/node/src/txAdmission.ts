@@ -21,6 +21,9 @@ import { PoolStore, delOp, putOps, type StoreOp } from "./poolStore.js";
 import { VerifiedCache } from "./signatureCache.js";
 import { TxSignatureChecker } from "./txSignatures.js";
 
+/** Pooled transactions a newcomer to a full pool may find needed by local ones before it is refused (each try applies the pool once). */
+const MAX_EVICTION_TRIES = 4;
+
 const asError = (e: unknown): AnchordError => (e instanceof AnchordError ? e : new AnchordError(ErrorCode.INTERNAL, String(e)));
 const badSignature = (): AnchordError => new AnchordError(ErrorCode.INVALID_SIGNATURE, "invalid transaction signature");
 
@@ -122,7 +125,8 @@ export class TxAdmission {
   private async reload(store: PoolStore): Promise<void> {
     const candidates: { seq: bigint; tx: SignedTx; bytes: Uint8Array; local: boolean }[] = [];
     const drop: StoreOp[] = [];
-    const stored = await store.load();
+    const { entries: stored, strayMarks } = await store.loadAll();
+    for (const seq of strayMarks) drop.push({ type: "del", seq, local: true });
     for (const s of stored) {
       try {
         const tx = decodeTx(s.bytes, this.ledger.config.chainIdByte);
@@ -141,7 +145,8 @@ export class TxAdmission {
     // depend on them (a cancel of a lease in a dropped block), and a crash before
     // afterLedgerChange readmitted them first leaves the store in that order. What applies in a
     // later pass moves behind (a new key), where afterLedgerChange would have put it.
-    let nextSeq = stored.reduce((max, c) => (c.seq >= max ? c.seq + 1n : max), 0n);
+    let nextSeq = [...stored.map((c) => c.seq), ...strayMarks].reduce((max, seq) => (seq >= max ? seq + 1n : max), 0n);
+    let reordered = 0;
     const moved: StoreOp[] = [];
     for (let pass = 0; pending.length > 0; pass++) {
       const failed: typeof pending = [];
@@ -157,6 +162,7 @@ export class TxAdmission {
           const seq = nextSeq++;
           this.pool.insert(c.tx, seq, c.bytes, c.local);
           moved.push(delOp(c), ...putOps(seq, c.bytes, c.local));
+          reordered++;
         }
       }
       if (failed.length === pending.length) {
@@ -165,10 +171,11 @@ export class TxAdmission {
       }
       pending = failed;
     }
+    this.pool.seqAtLeast(nextSeq);
     this.currentAt = this.ledger.version;
     // unsynced: a write lost in a power cut leaves the stored order this load copes with
     if (drop.length || moved.length) await store.write(moved.concat(drop), false);
-    this.logger.info({ restored: this.pool.size, dropped: drop.length, reordered: moved.length / 2 }, "Transaction pool loaded");
+    this.logger.info({ restored: this.pool.size, dropped: drop.length - strayMarks.length, reordered }, "Transaction pool loaded");
   }
 
   /**
@@ -204,16 +211,18 @@ export class TxAdmission {
     const out: (AddResult | AnchordError)[] = new Array<AddResult | AnchordError>(txs.length);
     const waits: Promise<void>[] = [];
     const duplicates: number[] = [];
-    /** Marks of pooled entries this call makes local (a client's copy of a gossiped one). */
-    const marks: StoreOp[] = [];
+    /** Pooled entries this call makes local (a client's copy of a gossiped one): their marks to write. */
+    const marked: PoolEntry[] = [];
     /** A duplicate is answered once the first one's write is done (it may yet fail). */
     const duplicate = (i: number, id: string): void => {
       out[i] = "duplicate";
       duplicates.push(i);
-      const pooled = this.pool.entry(id);
-      if (local && pooled !== undefined && !pooled.local) {
-        this.pool.makeLocal(pooled);
-        marks.push({ type: "local", seq: pooled.seq });
+      if (local) {
+        const pooled = this.pool.entry(id);
+        if (pooled !== undefined && !pooled.local) {
+          this.pool.makeLocal(pooled);
+          marked.push(pooled);
+        }
       }
       const w = this.writing.get(id);
       if (w) waits.push(w.catch((e: unknown) => void (out[i] = asError(e))));
@@ -224,6 +233,9 @@ export class TxAdmission {
       if (this.pool.has(tx.id)) return duplicate(i, tx.id);
       try {
         if (this.storageFailure) throw this.storageFailure;
+        if (local && this.pool.localCount + todo.length >= this.pool.maxLocal) {
+          throw new AnchordError(ErrorCode.POOL_FULL, `this node holds ${this.pool.localCount} transactions it acknowledged, as many as its pool keeps for them (${this.pool.maxLocal}); try again after the next block`);
+        }
         this.screen(tx);
         ahead?.check(this.overlay, tx);
         // a full pool refuses what does not outbid its cheapest before any signature is checked:
@@ -260,7 +272,8 @@ export class TxAdmission {
           applyTx(this.overlay, tx, this.context); // changes nothing when it throws
           const seq = this.pool.nextSeq();
           added.push(this.pool.insert(tx, seq, bytes, local));
-          ops.push(...putOps(seq, bytes, local));
+          ops.push({ type: "put", seq, value: bytes });
+          if (local) ops.push({ type: "local", seq });
           out[i] = "added";
         } catch (e) {
           out[i] = asError(e);
@@ -291,6 +304,10 @@ export class TxAdmission {
     // The pooled one may have been written without sync (it came by gossip first): a synced
     // caller's duplicate is answered once it is durable too (docs/reliability.md)
     const pooled = duplicates.filter((i) => out[i] === "duplicate");
+    // a mark only for an entry still stored under the same key: a block or a renumbering meanwhile
+    // deleted it (and a mark written after would outlive it). Queued at once, so a later delete
+    // of the entry comes after the mark and takes it too.
+    const marks: StoreOp[] = marked.filter((e) => this.pool.entry(e.tx.id) === e).map((e) => ({ type: "local", seq: e.seq }));
     if ((sync && pooled.length > 0) || marks.length > 0) {
       try {
         await this.pool.write(marks, sync);
@@ -305,27 +322,44 @@ export class TxAdmission {
 
   /**
    * Room for `tx` in a full pool: it must pay more per byte than the cheapest pooled transaction
-   * this node acknowledged to no one, which then leaves with whatever depended on it. Throws
-   * (POOL_FULL, or the rule `tx` breaks) before evicting anything, and POOL_FULL when a local
-   * entry depends on that cheapest one (everything stays as it was).
+   * this node acknowledged to no one, which then leaves with whatever depended on it. One that a
+   * local entry depends on is not evicted but pinned (out of the fee heap: a local transaction
+   * needs it), and the next cheapest is tried, at most MAX_EVICTION_TRIES. Throws (POOL_FULL, or
+   * the rule `tx` breaks) before evicting anything.
    */
   private makeRoom(tx: SignedTx, ops: StoreOp[], evicted: SignedTx[]): void {
     applyTx(createOverlay(this.overlay), tx, this.context);
-    const victim = this.outbids(tx)!;
-    this.pool.remove(victim.tx.id);
-    const dependants = this.rebuildOverlay();
-    if (dependants.some((e) => e.local)) {
-      for (const e of [victim, ...dependants]) this.pool.insert(e.tx, e.seq, e.bytes, e.local, e.addedAt);
-      this.rebuildOverlay();
-      throw new AnchordError(
-        ErrorCode.POOL_FULL,
-        `transaction pool is full (${this.pool.maxSize}) and its cheapest transaction is needed by one this node acknowledged; try again after the next block`,
-      );
+    for (let tries = 0; tries < MAX_EVICTION_TRIES; tries++) {
+      const victim = this.outbids(tx)!;
+      const trial = this.overlayWithout(victim);
+      if (trial.dependants.some((e) => e.local)) {
+        this.pool.pin(victim);
+        continue;
+      }
+      this.overlay = trial.overlay;
+      for (const e of [victim, ...trial.dependants]) {
+        this.pool.remove(e.tx.id);
+        ops.push(delOp(e));
+        evicted.push(e.tx);
+      }
+      return;
     }
-    for (const e of [victim, ...dependants]) {
-      ops.push(delOp(e));
-      evicted.push(e.tx);
+    throw new AnchordError(ErrorCode.POOL_FULL, `transaction pool is full (${this.pool.maxSize}) and its cheapest transactions are needed by ones this node acknowledged; try again after the next block`);
+  }
+
+  /** The overlay the pool would have without `victim`, and the entries that would leave with it (they depend on it). The pool is not changed. */
+  private overlayWithout(victim: PoolEntry): { overlay: ReturnType<typeof createOverlay>; dependants: PoolEntry[] } {
+    const overlay = createOverlay(this.chainView());
+    const dependants: PoolEntry[] = [];
+    for (const e of this.pool.ordered()) {
+      if (e === victim) continue;
+      try {
+        applyTx(overlay, e.tx, this.context);
+      } catch {
+        dependants.push(e);
+      }
     }
+    return { overlay, dependants };
   }
 
   /**

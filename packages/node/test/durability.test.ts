@@ -2,13 +2,16 @@
  * The pool store's `write([], true)`, which makes earlier unsynced writes durable (a duplicate of a
  * gossiped transaction answered to a synced caller, docs/reliability.md). An empty classic-level
  * batch is not written at all, so it must carry a record: the log grows by one. A power cut cannot
- * be made here; what is checked is that the synced write happens.
+ * be made here; what is checked is that the synced write happens. And local marks (poolStore.ts)
+ * that outlived their entry.
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PoolStore } from "../src/poolStore.js";
-import { cleanup, tempDir } from "./helpers.js";
+import { TxAdmission } from "../src/txAdmission.js";
+import { silentLogger } from "../src/logger.js";
+import { acct, cleanup, genesisFor, openLedger, tempDir } from "./helpers.js";
 
 afterEach(cleanup);
 
@@ -36,5 +39,24 @@ describe("synced writes with nothing else to write", () => {
     const reopened = await PoolStore.open(dir);
     expect((await reopened.load()).map((e) => [e.seq, [...e.bytes]])).toEqual([[7n, [1, 2, 3]]]);
     await reopened.close();
+  });
+});
+
+describe("local marks without their entry", () => {
+  it("are deleted by the reload, and no sequence number at or below one is given out again", async () => {
+    const dir = join(tempDir(), "pool");
+    const store = await PoolStore.open(dir);
+    // a mark left behind with no entry (an entry that went while its mark was being written)
+    await store.write([{ type: "local", seq: 41n }]);
+    expect(await store.loadAll()).toEqual({ entries: [], strayMarks: [41n] });
+    await store.close();
+    const ledger = await openLedger(genesisFor([[acct("marks"), 10n]]));
+    const admission = await TxAdmission.open(ledger, { dir, maxSize: 10 }, silentLogger());
+    expect(admission.pool.nextSeq()).toBeGreaterThan(41n);
+    await admission.pool.close();
+    const reopened = await PoolStore.open(dir);
+    expect(await reopened.loadAll()).toEqual({ entries: [], strayMarks: [] });
+    await reopened.close();
+    await ledger.close();
   });
 });

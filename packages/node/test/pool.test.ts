@@ -96,6 +96,23 @@ describe("Admission and the pool", () => {
     await ledger.close();
   });
 
+  it("keeps a quarter of the pool for gossip: a client's transaction beyond three quarters local is refused", async () => {
+    const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n]]));
+    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 8 }, silentLogger());
+    expect(admission.pool.maxLocal).toBe(6);
+    const mine = Array.from({ length: 7 }, (_, i) => signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: BigInt(i + 1) }));
+    const results = await admission.addMany(mine);
+    expect(results.slice(0, 6)).toEqual(Array(6).fill("added"));
+    expect(code(results[6])).toBe("POOL_FULL");
+    expect((results[6] as Error).message).toMatch(/acknowledged/);
+    // gossip still finds room, and may outbid what gossip brought
+    const relayed = signed(bob, { type: 4, fee: FEE, recipient: alice.address, amount: 1n });
+    expect(await admission.addMany([relayed], { sync: false, local: false })).toEqual(["added"]);
+    expect(admission.pool.localCount).toBe(6);
+    await admission.pool.close();
+    await ledger.close();
+  });
+
   it("refuses a newcomer when evicting the cheapest would take an acknowledged transaction that depends on it", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n], [carol, 100n]]));
     const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 2 }, silentLogger());
@@ -110,6 +127,27 @@ describe("Admission and the pool", () => {
     expect(admission.pool.all().map((t) => t.id)).toEqual([lease.id, cancel.id]);
     // and the pool still selects both, in order
     expect(admission.pool.select(10, Date.now()).transactions.map((t) => t.id)).toEqual([lease.id, cancel.id]);
+    await admission.pool.close();
+    await ledger.close();
+  });
+
+  it("evicts the next cheapest when the cheapest is needed by an acknowledged transaction (pinned, not tried again)", async () => {
+    const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n], [carol, 100n]]));
+    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 3 }, silentLogger());
+    const lease = signed(alice, { type: 8, fee: FEE, recipient: bob.address, amount: 1n });
+    const other = signed(bob, { type: 4, fee: 2n * FEE, recipient: carol.address, amount: 1n });
+    expect(await admission.addMany([lease, other], { sync: false, local: false })).toEqual(["added", "added"]);
+    const cancel = signed(alice, { type: 9, fee: 2n * FEE, leaseId: lease.id });
+    expect(await admission.add(cancel)).toBe("added");
+    const rich = (n: bigint) => signed(carol, { type: 4, fee: 5n * FEE, recipient: alice.address, amount: n });
+    const first = rich(1n);
+    expect(await admission.addMany([first], { sync: false, local: false })).toEqual(["added"]);
+    expect(admission.pool.all().map((t) => t.id)).toEqual([lease.id, cancel.id, first.id]);
+    // the lease is pinned now: the next newcomer evicts the first rich one, without trying the lease
+    const second = rich(2n);
+    const richer = signed(carol, { type: 4, fee: 6n * FEE, recipient: alice.address, amount: 3n });
+    expect(await admission.addMany([second, richer], { sync: false, local: false })).toEqual([expect.objectContaining({ code: "POOL_FULL" }), "added"]);
+    expect(admission.pool.all().map((t) => t.id)).toEqual([lease.id, cancel.id, richer.id]);
     await admission.pool.close();
     await ledger.close();
   });

@@ -71,7 +71,7 @@ export function proofView(result: VerifyResult, bundle: unknown, text: string, s
       const c = live.tip - f.height + 1;
       const maxRollback = b?.network?.maxRollback ?? 0;
       confirmations = c > maxRollback ? h("span", { id: "result-final" }, `final (${count(c, "confirmation")})`) : `${count(c, "confirmation")} (final after ${group(maxRollback)})`;
-    } else confirmations = f.final ? `final (${count(f.confirmations, "confirmation")} when the proof was issued)` : `${group(f.confirmations)} when the proof was issued (${b?.issuedAt ? time(b.issuedAt) : "?"})`;
+    } else confirmations = f.final ? `final (${count(f.confirmations, "confirmation")} when the proof was issued)` : `${count(f.confirmations, "confirmation")} when the proof was issued (${b?.issuedAt ? time(b.issuedAt) : "?"})`;
   }
   return h(
     "section",
