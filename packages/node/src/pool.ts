@@ -320,8 +320,8 @@ export class TxPool {
    * Stores (synced, as local entries) the transactions of blocks about to be rolled back, before
    * the rollback, so that a crash in the middle of a reorganisation cannot lose them with the
    * dropped blocks: at restart the pool reloads them (admission drops those still or again on
-   * chain). The next
-   * `TxAdmission.afterLedgerChange` readmits them under these keys or removes them from the store.
+   * chain). The next `TxAdmission.afterLedgerChange` readmits them under these keys or removes
+   * them from the store.
    */
   async stash(txs: readonly Transaction[]): Promise<void> {
     const puts: StoreOp[] = [];

@@ -1,9 +1,10 @@
 /**
  * The pool's own LevelDB (`<dataDir>/pool`): pooled transactions' signed bytes under an 8-byte
  * big-endian sequence number, and for each local entry (acknowledged by this node, pool.ts) an
- * empty marker under `0xfe ‖ sequence number` (9 bytes: they sort after every entry). Writes are group-committed (those requested while one is in flight
- * go together in the next batch: concurrent admissions share one fsync) and applied in call order;
- * the first failed write poisons the store (see storageFailure).
+ * empty mark under `0xfe ‖ sequence number` (9 bytes: they sort after every entry). Writes are
+ * group-committed (those requested while one is in flight go together in the next batch:
+ * concurrent admissions share one fsync) and applied in call order; the first failed write
+ * poisons the store (see storageFailure).
  */
 import { ClassicLevel } from "classic-level";
 import { uint64BE } from "@anchord/crypto";
