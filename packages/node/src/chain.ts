@@ -152,8 +152,9 @@ export class Chain {
   }
 
   /**
-   * Switches to a fork: `blocks` follow our block at `commonHeight`. Applies them only if their
-   * cumulative score beats ours; on any invalid block restores the previous chain and throws.
+   * Switches to a fork: `fork` follows our block at height `common` (its leading blocks may be
+   * ours: they are skipped). Applies it only if its cumulative score beats ours; on any invalid
+   * block restores the previous chain and throws.
    */
   switchFork(common: number, fork: readonly Block[], source: BlockSource = "sync"): Promise<boolean> {
     return this.mutex.run(async () => {
