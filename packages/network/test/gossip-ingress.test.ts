@@ -5,35 +5,38 @@
  */
 import { describe, expect, it } from "vitest";
 import { TopicValidatorResult } from "@libp2p/gossipsub";
-import { GossipIngress } from "../src/gossipIngress.js";
+import { GossipIngress, type TopicIngressConfig } from "../src/gossipIngress.js";
 import { silentNetworkLogger } from "../src/logger.js";
+
+type Limits = Pick<TopicIngressConfig, "name" | "concurrency" | "maxQueue" | "maxPeerQueue" | "maxQueuedBytes" | "maxPeerQueuedBytes">;
+
+/** An ingress of one topic "t" whose handler waits until `open()`, recording who sent what it handled. */
+function gatedIngress(limits: Limits) {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const handled: { from: string; bytes: number }[] = [];
+  const results = new Map<string, TopicValidatorResult>();
+  const ingress = new GossipIngress(
+    [
+      {
+        topic: "t",
+        maxBytes: 5_000,
+        ...limits,
+        handler: async (data, from): Promise<"accept"> => {
+          await gate;
+          handled.push({ from, bytes: data.length });
+          return "accept";
+        },
+      },
+    ],
+    { report: (id, _from, r) => void results.set(id, r), rejected: () => {}, logger: silentNetworkLogger, handlerTimeoutMs: 60_000 },
+  );
+  return { ingress, open, handled, results };
+}
 
 describe("GossipIngress queue bounds", () => {
   it("holds at most its bytes in all and its share per peer; a handled message gives its bytes back", async () => {
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const handled: string[] = [];
-    const results = new Map<string, TopicValidatorResult>();
-    const ingress = new GossipIngress(
-      [
-        {
-          topic: "t",
-          name: "tx",
-          maxBytes: 5_000,
-          concurrency: 1,
-          maxQueue: 100,
-          maxPeerQueue: 100,
-          maxQueuedBytes: 10_000,
-          maxPeerQueuedBytes: 4_000,
-          handler: async (data): Promise<"accept"> => {
-            await gate;
-            handled.push(String(data.length));
-            return "accept";
-          },
-        },
-      ],
-      { report: (id, _from, r) => void results.set(id, r), rejected: () => {}, logger: silentNetworkLogger, handlerTimeoutMs: 60_000 },
-    );
+    const { ingress, open, handled, results } = gatedIngress({ name: "tx", concurrency: 1, maxQueue: 100, maxPeerQueue: 100, maxQueuedBytes: 10_000, maxPeerQueuedBytes: 4_000 });
     const msg = (bytes: number): Uint8Array => new Uint8Array(bytes);
     let n = 0;
     const send = (from: string, bytes: number): string => {
@@ -59,30 +62,7 @@ describe("GossipIngress queue bounds", () => {
   });
 
   it("holds at most maxPeerQueue messages from one peer: a flood leaves room for the others", async () => {
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const handled: string[] = [];
-    const results = new Map<string, TopicValidatorResult>();
-    const ingress = new GossipIngress(
-      [
-        {
-          topic: "t",
-          name: "block",
-          maxBytes: 5_000,
-          concurrency: 1,
-          maxQueue: 16,
-          maxPeerQueue: 4,
-          maxQueuedBytes: 1_000_000,
-          maxPeerQueuedBytes: 1_000_000,
-          handler: async (_data, from): Promise<"accept"> => {
-            await gate;
-            handled.push(from);
-            return "accept";
-          },
-        },
-      ],
-      { report: (id, _from, r) => void results.set(id, r), rejected: () => {}, logger: silentNetworkLogger, handlerTimeoutMs: 60_000 },
-    );
+    const { ingress, open, handled, results } = gatedIngress({ name: "block", concurrency: 1, maxQueue: 16, maxPeerQueue: 4, maxQueuedBytes: 1_000_000, maxPeerQueuedBytes: 1_000_000 });
     for (let i = 0; i < 100; i++) ingress.onMessage(`flood${i}`, "F", "t", new Uint8Array(10), false);
     // one running, four waiting, the other 95 ignored at once
     expect(ingress.stats("t")).toEqual({ running: 1, waiting: 4, waitingBytes: 40, dropped: 95 });
@@ -90,7 +70,7 @@ describe("GossipIngress queue bounds", () => {
     expect(results.has("honest")).toBe(false);
     open();
     await expect.poll(() => results.get("honest")).toBe(TopicValidatorResult.Accept);
-    expect(handled).toEqual(["F", "F", "F", "F", "F", "H"]);
+    expect(handled.map((h) => h.from)).toEqual(["F", "F", "F", "F", "F", "H"]);
     // the flooder's share was given back
     expect(ingress.stats("t")).toMatchObject({ running: 0, waiting: 0, waitingBytes: 0 });
     ingress.close();
