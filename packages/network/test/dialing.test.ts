@@ -7,15 +7,11 @@
 import * as fs from "node:fs";
 import * as net from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
-import { createLibp2p, type Libp2p } from "libp2p";
-import { tcp } from "@libp2p/tcp";
-import { noise } from "@chainsafe/libp2p-noise";
-import { yamux } from "@chainsafe/libp2p-yamux";
-import { identify } from "@libp2p/identify";
+import type { Libp2p } from "libp2p";
 import { peerIdFromString } from "@libp2p/peer-id";
 import { multiaddr } from "@multiformats/multiaddr";
 import { isAnchordError } from "@anchord/protocol";
-import { addrOf, connected, hostOf, startNode, tempDir, waitFor, type TestNode } from "./helpers.js";
+import { addrOf, announcingPeer, connected, hostOf, startNode, tempDir, waitFor, type TestNode } from "./helpers.js";
 
 const dir = tempDir();
 const running: TestNode[] = [];
@@ -41,17 +37,10 @@ async function trap(): Promise<{ addr: string; hits: string[] }> {
   return { addr: `/ip4/127.0.0.1/tcp/${port}`, hits };
 }
 
-/** A libp2p peer that speaks the sync protocol (never answers) and announces `announce` as its addresses. */
+/** A peer announcing `announce` (helpers.ts), stopped with the others. */
 async function announcer(syncProtocol: string, announce: string[]): Promise<Libp2p> {
-  const peer = await createLibp2p({
-    addresses: { listen: ["/ip4/127.0.0.1/tcp/0"], announce },
-    transports: [tcp()],
-    connectionEncrypters: [noise()],
-    streamMuxers: [yamux()],
-    services: { identify: identify() },
-  });
+  const peer = await announcingPeer(syncProtocol, announce);
   raws.push(peer);
-  await peer.handle(syncProtocol, () => {});
   return peer;
 }
 

@@ -1,6 +1,11 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { createLibp2p, type Libp2p } from "libp2p";
+import { tcp } from "@libp2p/tcp";
+import { noise } from "@chainsafe/libp2p-noise";
+import { yamux } from "@chainsafe/libp2p-yamux";
+import { identify } from "@libp2p/identify";
 import type { Host } from "../src/host.js";
 import { Network, type NetworkHandlers, type NetworkOptions, type GossipVerdict, type SyncStatus } from "../src/index.js";
 
@@ -105,4 +110,20 @@ export function bytes(n: number, fill: number): Uint8Array {
 /** The libp2p host inside a Network: for tests that check what libp2p itself would do (dial, peer store). */
 export function hostOf(n: TestNode): Host {
   return (n.net as unknown as { node: Host }).node;
+}
+
+/**
+ * A bare libp2p peer (not an anchord node) that lists the sync protocol, never answers on it, and
+ * announces `announce` as its listen addresses (whatever hosts and ports a hostile peer likes).
+ */
+export async function announcingPeer(syncProtocol: string, announce: string[]): Promise<Libp2p> {
+  const peer = await createLibp2p({
+    addresses: { listen: ["/ip4/127.0.0.1/tcp/0"], announce },
+    transports: [tcp()],
+    connectionEncrypters: [noise()],
+    streamMuxers: [yamux()],
+    services: { identify: identify() },
+  });
+  await peer.handle(syncProtocol, () => {});
+  return peer;
 }

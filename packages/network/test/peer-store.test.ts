@@ -6,15 +6,11 @@
  */
 import * as fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { createLibp2p, type Libp2p } from "libp2p";
-import { tcp } from "@libp2p/tcp";
-import { noise } from "@chainsafe/libp2p-noise";
-import { yamux } from "@chainsafe/libp2p-yamux";
-import { identify } from "@libp2p/identify";
+import type { Libp2p } from "libp2p";
 import { peerIdFromString } from "@libp2p/peer-id";
 import { multiaddr } from "@multiformats/multiaddr";
 import { PEER_STORE_SWEEP_MS } from "../src/peerStoreSweep.js";
-import { addrOf, bytes, connected, hostOf, startNode, tempDir, waitFor, type TestNode } from "./helpers.js";
+import { addrOf, announcingPeer, bytes, connected, hostOf, startNode, tempDir, waitFor, type TestNode } from "./helpers.js";
 
 const dir = tempDir();
 const running: TestNode[] = [];
@@ -48,15 +44,8 @@ describe("peer store", () => {
     const sync = victim.net.names.syncProtocol;
 
     for (let i = 0; i < IDENTITIES; i++) {
-      const peer = await createLibp2p({
-        addresses: { listen: ["/ip4/127.0.0.1/tcp/0"], announce: ANNOUNCED },
-        transports: [tcp()],
-        connectionEncrypters: [noise()],
-        streamMuxers: [yamux()],
-        services: { identify: identify() },
-      });
+      const peer = await announcingPeer(sync, ANNOUNCED);
       raws.push(peer);
-      await peer.handle(sync, () => {});
       // libp2p takes at most 5 inbound connections a second from one host: a refused dial is tried again
       await expect.poll(() => peer.dial(multiaddr(addrOf(victim))).then(() => true, () => false), { timeout: 10_000, interval: 100 }).toBe(true);
       const id = peerIdFromString(peer.peerId.toString());
