@@ -4,10 +4,9 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { AnchorBatcher } from "../src/anchoring.js";
 import { AnchorJournal } from "../src/anchorJournal.js";
-import { TxAdmission } from "../src/txAdmission.js";
 import { Wallet } from "../src/wallet.js";
 import { silentLogger } from "../src/logger.js";
-import { acct, CHAIN, cleanup, genesisFor, openLedger, signed, tempDir } from "./helpers.js";
+import { acct, CHAIN, cleanup, genesisFor, openAdmission, openLedger, signed, tempDir } from "./helpers.js";
 import { waitFor } from "../../../test/utils/wait.js";
 
 afterEach(cleanup);
@@ -17,7 +16,7 @@ const unlocked = <T>(fn: () => Promise<T>): Promise<T> => fn();
 describe("AnchorBatcher", () => {
   it("batches concurrent hashes into transactions of at most 100, idempotently", async () => {
     const ledger = await openLedger(genesisFor([[node, 10_000n]]));
-    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 1000 }, silentLogger());
+    const admission = await openAdmission(ledger, 1000);
     const pool = admission.pool;
     const journal = await AnchorJournal.open(join(tempDir(), "journal"));
     const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
@@ -42,7 +41,7 @@ describe("AnchorBatcher", () => {
 
   it("refuses when the node has no wallet account", async () => {
     const ledger = await openLedger(genesisFor([[node, 10_000n]]));
-    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 10 }, silentLogger());
+    const admission = await openAdmission(ledger, 10);
     const pool = admission.pool;
     const batcher = new AnchorBatcher(ledger, admission, new Wallet([], CHAIN), await AnchorJournal.open(join(tempDir(), "journal")), unlocked, silentLogger());
     await expect(batcher.anchor(new Uint8Array(32))).rejects.toMatchObject({ code: "SENDER_NOT_IN_WALLET" });
@@ -55,7 +54,7 @@ describe("AnchorBatcher", () => {
     const dir = tempDir();
     const genesis = genesisFor([[node, 10_000n]]);
     let ledger = await openLedger(genesis, join(dir, "chain"));
-    let admission = await TxAdmission.open(ledger, { dir: join(dir, "pool"), maxSize: 100 }, silentLogger());
+    let admission = await openAdmission(ledger, 100, join(dir, "pool"));
     let pool = admission.pool;
     let journal = await AnchorJournal.open(join(dir, "journal"));
     let batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
@@ -68,7 +67,7 @@ describe("AnchorBatcher", () => {
     // the pool lost it (e.g. it no longer applied when the node came back)
     rmSync(join(dir, "pool"), { recursive: true, force: true });
     ledger = await openLedger(genesis, join(dir, "chain"));
-    admission = await TxAdmission.open(ledger, { dir: join(dir, "pool"), maxSize: 100 }, silentLogger());
+    admission = await openAdmission(ledger, 100, join(dir, "pool"));
     pool = admission.pool;
     journal = await AnchorJournal.open(join(dir, "journal"));
     batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
@@ -88,7 +87,7 @@ describe("AnchorBatcher", () => {
     const payer = acct("anchoring payer");
     const genesis = genesisFor([[node, 10_000n], [payer, 100n]]);
     let ledger = await openLedger(genesis, join(dir, "chain"));
-    let admission = await TxAdmission.open(ledger, { dir: join(dir, "pool"), maxSize: 1 }, silentLogger());
+    let admission = await openAdmission(ledger, 1, join(dir, "pool"));
     let batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), await AnchorJournal.open(join(dir, "journal")), unlocked, silentLogger());
     const hash = new Uint8Array(randomBytes(32));
     await batcher.anchor(hash);
@@ -98,7 +97,7 @@ describe("AnchorBatcher", () => {
     // the pool lost it, and a richer transaction took its only place meanwhile
     rmSync(join(dir, "pool"), { recursive: true, force: true });
     ledger = await openLedger(genesis, join(dir, "chain"));
-    admission = await TxAdmission.open(ledger, { dir: join(dir, "pool"), maxSize: 1 }, silentLogger());
+    admission = await openAdmission(ledger, 1, join(dir, "pool"));
     const rich = signed(payer, { type: 4, fee: 10n * 100_000_000n, recipient: node.address, amount: 1n });
     expect(await admission.addMany([rich], { sync: false, local: false })).toEqual(["added"]);
     batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), await AnchorJournal.open(join(dir, "journal")), unlocked, silentLogger());
@@ -122,7 +121,7 @@ describe("AnchorBatcher", () => {
     const dir = tempDir();
     const genesis = genesisFor([[node, 10_000n]]);
     let ledger = await openLedger(genesis, join(dir, "chain"));
-    let admission = await TxAdmission.open(ledger, { dir: join(dir, "pool"), maxSize: 100 }, silentLogger());
+    let admission = await openAdmission(ledger, 100, join(dir, "pool"));
     let journal = await AnchorJournal.open(join(dir, "journal"));
     let batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
     const hash = new Uint8Array(randomBytes(32));
@@ -134,7 +133,7 @@ describe("AnchorBatcher", () => {
     // the pool lost it; after the sweep decided so (under the chain's lock), a peer gossips it back
     rmSync(join(dir, "pool"), { recursive: true, force: true });
     ledger = await openLedger(genesis, join(dir, "chain"));
-    admission = await TxAdmission.open(ledger, { dir: join(dir, "pool"), maxSize: 100 }, silentLogger());
+    admission = await openAdmission(ledger, 100, join(dir, "pool"));
     journal = await AnchorJournal.open(join(dir, "journal"));
     const gossipedBack = async <T>(fn: () => Promise<T>): Promise<T> => {
       const decided = await fn();
@@ -155,7 +154,7 @@ describe("AnchorBatcher", () => {
 
   it("a failed journal write poisons the journal: later writes are refused, and the batcher reports it", async () => {
     const ledger = await openLedger(genesisFor([[node, 10_000n]]));
-    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
+    const admission = await openAdmission(ledger, 100);
     const journal = await AnchorJournal.open(join(tempDir(), "journal"));
     const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
     const ok = await batcher.anchor(new Uint8Array(randomBytes(32)));

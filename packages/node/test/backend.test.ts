@@ -8,9 +8,8 @@ import { NodeBackend, type NodeParts } from "../src/backend.js";
 import { EventLog } from "../src/events.js";
 import { silentLogger } from "../src/logger.js";
 import { NodeMetrics } from "../src/metrics.js";
-import { TxAdmission } from "../src/txAdmission.js";
 import { Wallet } from "../src/wallet.js";
-import { acct, CHAIN, cleanup, genesisFor, openLedger, tempDir } from "./helpers.js";
+import { acct, CHAIN, cleanup, genesisFor, openAdmission, openLedger, tempDir } from "./helpers.js";
 
 afterEach(cleanup);
 const holder = acct("backend wallet");
@@ -19,7 +18,7 @@ const other = acct("backend other");
 /** The backend built from the node's parts alone: no Node, no network, no generator. */
 async function partsBackend(extraSeeds: string[] = []): Promise<{ backend: NodeBackend; submitted: SignedTx[]; fail: (e: AnchordError) => void; close: () => Promise<void> }> {
   const ledger = await openLedger(genesisFor([[holder, 1000n]]));
-  const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
+  const admission = await openAdmission(ledger, 100);
   const pool = admission.pool;
   const wallet = new Wallet([holder.seed, ...extraSeeds], CHAIN);
   const anchoring = new AnchorBatcher(ledger, admission, wallet, await AnchorJournal.open(join(tempDir(), "journal")), (fn) => fn(), silentLogger());

@@ -9,9 +9,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PoolStore } from "../src/poolStore.js";
-import { TxAdmission } from "../src/txAdmission.js";
-import { silentLogger } from "../src/logger.js";
-import { acct, cleanup, genesisFor, openLedger, tempDir } from "./helpers.js";
+import { acct, cleanup, genesisFor, openAdmission, openLedger, tempDir } from "./helpers.js";
 
 afterEach(cleanup);
 
@@ -51,7 +49,7 @@ describe("local marks without their entry", () => {
     expect(await store.loadAll()).toEqual({ entries: [], strayMarks: [41n] });
     await store.close();
     const ledger = await openLedger(genesisFor([[acct("marks"), 10n]]));
-    const admission = await TxAdmission.open(ledger, { dir, maxSize: 10 }, silentLogger());
+    const admission = await openAdmission(ledger, 10, dir);
     expect(admission.pool.nextSeq()).toBeGreaterThan(41n);
     await admission.pool.close();
     const reopened = await PoolStore.open(dir);

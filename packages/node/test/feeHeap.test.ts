@@ -3,12 +3,9 @@
  * equals) without scanning: each heap operation costs O(log n) comparisons, counted here.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { join } from "node:path";
 import { isAnchordError } from "@anchord/protocol";
 import { IndexedHeap } from "../src/feeHeap.js";
-import { TxAdmission } from "../src/txAdmission.js";
-import { silentLogger } from "../src/logger.js";
-import { acct, cleanup, genesisFor, openLedger, signed, tempDir } from "./helpers.js";
+import { acct, cleanup, genesisFor, openAdmission, openLedger, signed } from "./helpers.js";
 
 afterEach(cleanup);
 
@@ -92,7 +89,7 @@ describe("a full pool", () => {
 
   it("evicts the cheapest by fee per byte, the latest of equals, and refuses what pays no more", async () => {
     const ledger = await openLedger(genesisFor([[alice, 10_000n], [bob, 10_000n]]));
-    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 20 }, silentLogger());
+    const admission = await openAdmission(ledger, 20);
     const pool = admission.pool;
     // 20 transfers of the same size with fees 2..21 × FEE (in shuffled order), one more at 2 × FEE
     const fees = shuffled(20, 3).map((k) => BigInt(k + 2) * FEE);
@@ -119,7 +116,7 @@ describe("a full pool", () => {
     // equal fees per byte: the latest admitted goes first
     const tieA = signed(bob, { type: 4, fee: 200n * FEE, recipient: alice.address, amount: 10n });
     const tieB = signed(bob, { type: 4, fee: 200n * FEE, recipient: alice.address, amount: 11n });
-    const small = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool2"), maxSize: 2 }, silentLogger());
+    const small = await openAdmission(ledger, 2);
     await small.addMany([tieA, tieB], { sync: false, local: false });
     await small.add(signed(alice, { type: 4, fee: 300n * FEE, recipient: bob.address, amount: 1n }));
     expect(small.pool.has(tieA.id)).toBe(true);

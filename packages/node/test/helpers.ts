@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { addressFromPublicKey, keyPairFromSeed, type KeyPair } from "@anchord/crypto";
 import { createTx, defaultNetworkConfig, signTx, TOKEN, type Genesis, type SignedTx, type UnsignedTxFields } from "@anchord/protocol";
 import { Ledger } from "@anchord/state";
+import { silentLogger } from "../src/logger.js";
+import { TxAdmission } from "../src/txAdmission.js";
 
 export const CHAIN = "D".charCodeAt(0);
 const dirs: string[] = [];
@@ -41,6 +43,11 @@ export function genesisFor(balances: [Acct, bigint][]): Genesis {
 
 export async function openLedger(genesis: Genesis, dataDir: string = tempDir()): Promise<Ledger> {
   return Ledger.open({ dataDir, genesis });
+}
+
+/** Admission and its pool over `ledger`, the pool's store in `dir` (a fresh temp dir by default). */
+export function openAdmission(ledger: Ledger, maxSize: number, dir: string = join(tempDir(), "pool")): Promise<TxAdmission> {
+  return TxAdmission.open(ledger, { dir, maxSize }, silentLogger());
 }
 
 /** The fields a test gives: any one transaction type's fields, without the key, timestamp optional. */

@@ -7,9 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { encodeTx, isAnchordError, TOKEN, type AnchordError } from "@anchord/protocol";
-import { TxAdmission } from "../src/txAdmission.js";
-import { silentLogger } from "../src/logger.js";
-import { acct, cleanup, genesisFor, openLedger, signed, tempDir } from "./helpers.js";
+import { acct, cleanup, genesisFor, openAdmission, openLedger, signed, tempDir } from "./helpers.js";
 
 afterEach(cleanup);
 
@@ -23,7 +21,7 @@ const codeOf = (r: unknown): string => (isAnchordError(r) ? (r as AnchordError).
 describe("Admission batches and the pool", () => {
   it("gossip: refuses a payer that cannot pay before its signature costs a verification; a credit ahead in the batch counts", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n]]));
-    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
+    const admission = await openAdmission(ledger, 100);
     const broke = acct("broke");
     const spend = signed(broke, { type: 4, fee: FEE, recipient: alice.address, amount: 1n });
     const [refused] = await admission.addMany([spend], { sync: false, fundsFirst: true });
@@ -43,7 +41,7 @@ describe("Admission batches and the pool", () => {
   it("addMany: in order, each checked against the ones before it, duplicates and errors per transaction", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 1n]]));
     const dir = join(tempDir(), "pool");
-    let admission = await TxAdmission.open(ledger, { dir, maxSize: 100 }, silentLogger());
+    let admission = await openAdmission(ledger, 100, dir);
     // bob can pay his fee only after alice's transfer to him (earlier in the same batch)
     const toBob = signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: 10n * TOKEN });
     const bobSpends = signed(bob, { type: 4, fee: FEE, recipient: carol.address, amount: 5n * TOKEN });
@@ -53,14 +51,14 @@ describe("Admission batches and the pool", () => {
     expect(results.slice(0, 3)).toEqual(["added", "added", "duplicate"]);
     expect(codeOf(results[3])).toBe("INSUFFICIENT_FUNDS");
     // the same batch in the other order: bob's spend comes first and fails
-    const admission2 = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool2"), maxSize: 100 }, silentLogger());
+    const admission2 = await openAdmission(ledger, 100);
     const reversed = await admission2.addMany([bobSpends, toBob]);
     expect(codeOf(reversed[0])).toBe("INSUFFICIENT_FUNDS");
     expect(reversed[1]).toBe("added");
     await admission2.pool.close();
     // durable: a restart finds both admitted transactions
     await admission.pool.close();
-    admission = await TxAdmission.open(ledger, { dir, maxSize: 100 }, silentLogger());
+    admission = await openAdmission(ledger, 100, dir);
     expect(admission.pool.all().map((t) => t.id)).toEqual([toBob.id, bobSpends.id]);
     await admission.pool.close();
     await ledger.close();
@@ -68,7 +66,7 @@ describe("Admission batches and the pool", () => {
 
   it("addMany evicts like add() once the pool is full (gossip: nothing acknowledged)", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n], [carol, 100n]]));
-    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 2 }, silentLogger());
+    const admission = await openAdmission(ledger, 2);
     const a = signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: 1n });
     const b = signed(bob, { type: 4, fee: 2n * FEE, recipient: carol.address, amount: 1n });
     const low = signed(carol, { type: 4, fee: FEE, recipient: alice.address, amount: 1n });
@@ -85,11 +83,11 @@ describe("Admission batches and the pool", () => {
   it("concurrent add()s share writes and every acknowledged one survives a restart", async () => {
     const ledger = await openLedger(genesisFor([[alice, 1000n]]));
     const dir = join(tempDir(), "pool");
-    let admission = await TxAdmission.open(ledger, { dir, maxSize: 1000 }, silentLogger());
+    let admission = await openAdmission(ledger, 1000, dir);
     const txs = Array.from({ length: 50 }, (_, i) => signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: BigInt(i + 1) }));
     expect(await Promise.all(txs.map((t) => admission.add(t)))).toEqual(txs.map(() => "added"));
     await admission.pool.close();
-    admission = await TxAdmission.open(ledger, { dir, maxSize: 1000 }, silentLogger());
+    admission = await openAdmission(ledger, 1000, dir);
     expect(new Set(admission.pool.all().map((t) => t.id))).toEqual(new Set(txs.map((t) => t.id)));
     await admission.pool.close();
     await ledger.close();
@@ -97,7 +95,7 @@ describe("Admission batches and the pool", () => {
 
   it("known(): the pooled transaction for identical bytes only", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n]]));
-    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 10 }, silentLogger());
+    const admission = await openAdmission(ledger, 10);
     const t = signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: 1n });
     const bytes = encodeTx(t);
     expect(admission.pool.known(bytes)).toBeUndefined();

@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { TOKEN, isAnchordError } from "@anchord/protocol";
-import { TxAdmission } from "../src/txAdmission.js";
-import { silentLogger } from "../src/logger.js";
-import { acct, cleanup, genesisFor, openLedger, signed, tempDir } from "./helpers.js";
+import { acct, cleanup, genesisFor, openAdmission, openLedger, signed, tempDir } from "./helpers.js";
 
 afterEach(cleanup);
 
@@ -20,7 +18,7 @@ describe("Admission and the pool", () => {
   it("admits valid transactions once, rejects broken ones with their code, and survives a restart", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n]]));
     const dir = join(tempDir(), "pool");
-    let admission = await TxAdmission.open(ledger, { dir, maxSize: 100 }, silentLogger());
+    let admission = await openAdmission(ledger, 100, dir);
     const t1 = signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: 10n * TOKEN });
     expect(await admission.add(t1)).toBe("added");
     expect(await admission.add(t1)).toBe("duplicate");
@@ -36,7 +34,7 @@ describe("Admission and the pool", () => {
     await expect(admission.add(t4)).rejects.toSatisfy((e) => code(e) === "TIMESTAMP_OUT_OF_RANGE");
     expect(admission.pool.size).toBe(1);
     await admission.pool.close();
-    admission = await TxAdmission.open(ledger, { dir, maxSize: 100 }, silentLogger());
+    admission = await openAdmission(ledger, 100, dir);
     expect(admission.pool.all().map((t) => t.id)).toEqual([t1.id]);
     await admission.pool.close();
     await ledger.close();
@@ -44,7 +42,7 @@ describe("Admission and the pool", () => {
 
   it("is bounded: a higher fee evicts the cheapest gossiped one, a lower one is refused", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n], [carol, 100n]]));
-    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 2 }, silentLogger());
+    const admission = await openAdmission(ledger, 2);
     const cheap = signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: 1n });
     const mid = signed(bob, { type: 4, fee: 2n * FEE, recipient: carol.address, amount: 1n });
     expect(await admission.addMany([cheap, mid], { sync: false, local: false })).toEqual(["added", "added"]);
@@ -66,7 +64,7 @@ describe("Admission and the pool", () => {
   it("never evicts what this node acknowledged: a richer gossiped or client transaction is refused instead, also after a restart", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n], [carol, 100n]]));
     const dir = join(tempDir(), "pool");
-    let admission = await TxAdmission.open(ledger, { dir, maxSize: 3 }, silentLogger());
+    let admission = await openAdmission(ledger, 3, dir);
     // acknowledged to a client at the minimum fee (a lease, say), then a gossiped one
     const mine = signed(alice, { type: 8, fee: FEE, recipient: bob.address, amount: 1n });
     expect(await admission.add(mine)).toBe("added");
@@ -86,7 +84,7 @@ describe("Admission and the pool", () => {
     expect(admission.pool.has(mine.id) && admission.pool.has(relayed.id)).toBe(true);
     // after a restart the marks are still there
     await admission.pool.close();
-    admission = await TxAdmission.open(ledger, { dir, maxSize: 3 }, silentLogger());
+    admission = await openAdmission(ledger, 3, dir);
     expect(admission.pool.entry(mine.id)?.local).toBe(true);
     expect(admission.pool.entry(relayed.id)?.local).toBe(true);
     expect(admission.pool.entry(richer.id)?.local).toBe(false);
@@ -98,7 +96,7 @@ describe("Admission and the pool", () => {
 
   it("keeps a quarter of the pool for gossip: a client's transaction beyond three quarters local is refused", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n]]));
-    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 8 }, silentLogger());
+    const admission = await openAdmission(ledger, 8);
     expect(admission.pool.maxLocal).toBe(6);
     const mine = Array.from({ length: 7 }, (_, i) => signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: BigInt(i + 1) }));
     const results = await admission.addMany(mine);
@@ -115,7 +113,7 @@ describe("Admission and the pool", () => {
 
   it("refuses a newcomer when evicting the cheapest would take an acknowledged transaction that depends on it", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n], [carol, 100n]]));
-    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 2 }, silentLogger());
+    const admission = await openAdmission(ledger, 2);
     // a gossiped lease, and a client's cancel of it (acknowledged): the cancel needs the lease
     const lease = signed(alice, { type: 8, fee: FEE, recipient: bob.address, amount: 1n });
     expect(await admission.addMany([lease], { sync: false, local: false })).toEqual(["added"]);
@@ -133,7 +131,7 @@ describe("Admission and the pool", () => {
 
   it("evicts the next cheapest when the cheapest is needed by an acknowledged transaction (pinned, not tried again)", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n], [carol, 100n]]));
-    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 3 }, silentLogger());
+    const admission = await openAdmission(ledger, 3);
     const lease = signed(alice, { type: 8, fee: FEE, recipient: bob.address, amount: 1n });
     const other = signed(bob, { type: 4, fee: 2n * FEE, recipient: carol.address, amount: 1n });
     expect(await admission.addMany([lease, other], { sync: false, local: false })).toEqual(["added", "added"]);
@@ -154,7 +152,7 @@ describe("Admission and the pool", () => {
 
   it("selects a block's worth in order, keeps dependants valid, and indexes pending anchors", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n]]));
-    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
+    const admission = await openAdmission(ledger, 100);
     const lease = signed(alice, { type: 8, fee: FEE, recipient: bob.address, amount: 50n * TOKEN });
     await admission.add(lease);
     const cancel = signed(alice, { type: 9, fee: FEE, leaseId: lease.id });
@@ -175,7 +173,7 @@ describe("Admission and the pool", () => {
 
   it("indexes every pooled transaction carrying the same hash, first pooled first, as they come and go", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n]]));
-    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
+    const admission = await openAdmission(ledger, 100);
     const pool = admission.pool;
     const hash = new Uint8Array(32).fill(9);
     const other = new Uint8Array(32).fill(10);
@@ -204,7 +202,7 @@ describe("Admission and the pool", () => {
 
   it("keeps pooled order by sequence number, also when entries come in out of order", async () => {
     const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n]]));
-    const admission = await TxAdmission.open(ledger, { dir: join(tempDir(), "pool"), maxSize: 100 }, silentLogger());
+    const admission = await openAdmission(ledger, 100);
     const pool = admission.pool;
     const txs = [1n, 2n, 3n, 4n, 5n].map((amount) => signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount }));
     const seqs = (): bigint[] => pool.ordered().map((e) => e.seq);
