@@ -69,17 +69,12 @@ export class PoolStore {
     return new PoolStore(db);
   }
 
-  /** The entries, in sequence order (the marks of those without one: see strayMarks). */
-  async load(): Promise<StoredTx[]> {
-    return (await this.loadAll()).entries;
-  }
-
   /**
    * The entries in sequence order, and the sequence numbers of marks without an entry (left by
    * an older anchord's crash or a mark written as its entry went: the load deletes them, and no
    * sequence number at or below one is given out again, so no later entry inherits one).
    */
-  async loadAll(): Promise<{ entries: StoredTx[]; strayMarks: bigint[] }> {
+  async load(): Promise<{ entries: StoredTx[]; strayMarks: bigint[] }> {
     const entries: { seq: bigint; bytes: Uint8Array }[] = [];
     const marks = new Set<bigint>();
     for await (const [key, value] of this.db.iterator()) {

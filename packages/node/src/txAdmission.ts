@@ -125,7 +125,7 @@ export class TxAdmission {
   private async reload(store: PoolStore): Promise<void> {
     const candidates: { seq: bigint; tx: SignedTx; bytes: Uint8Array; local: boolean }[] = [];
     const drop: StoreOp[] = [];
-    const { entries: stored, strayMarks } = await store.loadAll();
+    const { entries: stored, strayMarks } = await store.load();
     for (const seq of strayMarks) drop.push({ type: "del", seq, local: true });
     for (const s of stored) {
       try {

@@ -32,10 +32,10 @@ describe("synced writes with nothing else to write", () => {
     const after = logBytes(dir);
     expect(after).toBeGreaterThan(before);
     // the marker is a delete: nothing new is stored
-    expect((await store.load()).map((e) => e.seq)).toEqual([7n]);
+    expect((await store.load()).entries.map((e) => e.seq)).toEqual([7n]);
     await store.close();
     const reopened = await PoolStore.open(dir);
-    expect((await reopened.load()).map((e) => [e.seq, [...e.bytes]])).toEqual([[7n, [1, 2, 3]]]);
+    expect((await reopened.load()).entries.map((e) => [e.seq, [...e.bytes]])).toEqual([[7n, [1, 2, 3]]]);
     await reopened.close();
   });
 });
@@ -46,14 +46,14 @@ describe("local marks without their entry", () => {
     const store = await PoolStore.open(dir);
     // a mark left behind with no entry (an entry that went while its mark was being written)
     await store.write([{ type: "local", seq: 41n }]);
-    expect(await store.loadAll()).toEqual({ entries: [], strayMarks: [41n] });
+    expect(await store.load()).toEqual({ entries: [], strayMarks: [41n] });
     await store.close();
     const ledger = await openLedger(genesisFor([[acct("marks"), 10n]]));
     const admission = await openAdmission(ledger, 10, dir);
     expect(admission.pool.nextSeq()).toBeGreaterThan(41n);
     await admission.pool.close();
     const reopened = await PoolStore.open(dir);
-    expect(await reopened.loadAll()).toEqual({ entries: [], strayMarks: [] });
+    expect(await reopened.load()).toEqual({ entries: [], strayMarks: [] });
     await reopened.close();
     await ledger.close();
   });
