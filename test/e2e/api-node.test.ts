@@ -241,6 +241,7 @@ describe("HTTP API of a real node", () => {
       expect(m.headers.get("content-type")).toMatch(/^text\/plain/);
       expect(m.text).toMatch(new RegExp(`^anchord_height ${height}$`, "m"));
       expect(m.text).toMatch(/^anchord_pool_size \d+$/m);
+      for (const topic of ["tx", "block"]) expect(m.text).toMatch(new RegExp(`^anchord_gossip_dropped_messages\\{topic="${topic}"\\} \\d+$`, "m"));
 
       // CORS: every response allows any origin; preflights allow the token headers
       expect(m.headers.get("access-control-allow-origin")).toBe("*");

@@ -13,6 +13,22 @@ export class NodeMetrics {
     registers: [this.registry],
     collect: (): void => this.poolSize.set(this.poolSizeOf()),
   });
+  /**
+   * Gossip messages the validation queues ignored because they (or the sender's share of them,
+   * network.ts GOSSIP_QUEUES) were full, read at each scrape from `gossipDroppedOf` (set once the
+   * network runs). Honest messages dropped here are not fetched again: a growing count under load
+   * says the node cannot keep up with what its peers send.
+   */
+  readonly gossipDropped: Gauge = new Gauge({
+    name: "anchord_gossip_dropped_messages",
+    help: "Gossip messages ignored since the start because the topic's validation queue or the sender's share of it was full",
+    labelNames: ["topic"],
+    registers: [this.registry],
+    collect: (): void => {
+      for (const topic of ["tx", "block"] as const) this.gossipDropped.set({ topic }, this.gossipDroppedOf?.(topic) ?? 0);
+    },
+  });
+  gossipDroppedOf: ((topic: "tx" | "block") => number) | undefined;
   readonly syncLag = new Gauge({ name: "anchord_sync_lag_blocks", help: "Blocks behind the best known peer", registers: [this.registry] });
   readonly blocksMade = new Counter({ name: "anchord_blocks_forged_total", help: "Blocks forged by this node", registers: [this.registry] });
   readonly blocksReceived = new Counter({ name: "anchord_blocks_received_total", help: "Blocks applied from peers", labelNames: ["source"], registers: [this.registry] });

@@ -190,6 +190,8 @@ export class Node {
         },
         logger.child({ module: "network" }),
       );
+      const network = this.network;
+      metrics.gossipDroppedOf = (topic) => network.gossipQueue(topic).dropped;
       this.network.on("peer:connect", (peerId) => {
         logger.info({ peer: peerId }, "Peer connected");
         this.onPeerConnect();
