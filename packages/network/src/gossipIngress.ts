@@ -1,8 +1,9 @@
 /**
  * Validation of incoming gossip (gossipsub `asyncValidation`): each message is size-checked, then
  * queued per topic (bounded in all and per peer; a full queue means Ignore) and handed to the
- * node's handler, whose verdict goes back to gossipsub: accept → deliver and forward, ignore → drop, reject → drop and
- * penalise the peer that sent it (gossipsub P4 score, plus our own misbehaviour points).
+ * node's handler, whose verdict goes back to gossipsub: accept → deliver and forward, ignore →
+ * drop, reject → drop and penalise the peer that sent it (gossipsub P4 score, plus our own
+ * misbehaviour points).
  * A handler that throws or takes too long yields Ignore.
  */
 import { TopicValidatorResult } from "@libp2p/gossipsub";
