@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
+import type { Genesis } from "@anchord/protocol";
 import { AnchorBatcher } from "../src/anchoring.js";
 import { AnchorJournal } from "../src/anchorJournal.js";
 import { Wallet } from "../src/wallet.js";
@@ -12,6 +13,29 @@ import { waitFor } from "../../../test/utils/wait.js";
 afterEach(cleanup);
 const node = acct("anchoring wallet");
 const unlocked = <T>(fn: () => Promise<T>): Promise<T> => fn();
+
+/**
+ * A node (ledger, pool, journal in one dir) that anchored one hash, stopped, and came back having
+ * lost its pool (e.g. the transaction no longer applied): the hash is journaled, held by nothing.
+ */
+async function anchoredThenPoolLost(genesis: Genesis, maxSize: number) {
+  const dir = tempDir();
+  let ledger = await openLedger(genesis, join(dir, "chain"));
+  let admission = await openAdmission(ledger, maxSize, join(dir, "pool"));
+  const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), await AnchorJournal.open(join(dir, "journal")), unlocked, silentLogger());
+  const hash = new Uint8Array(randomBytes(32));
+  const first = (await batcher.anchor(hash)).txId;
+  const tx = admission.pool.get(first)!;
+  await batcher.close();
+  await admission.pool.close();
+  await ledger.close();
+  rmSync(join(dir, "pool"), { recursive: true, force: true });
+  ledger = await openLedger(genesis, join(dir, "chain"));
+  admission = await openAdmission(ledger, maxSize, join(dir, "pool"));
+  const journal = await AnchorJournal.open(join(dir, "journal"));
+  expect([...journal.own.keys()]).toEqual([first]);
+  return { ledger, admission, journal, hash, first, tx };
+}
 
 describe("AnchorBatcher", () => {
   it("batches concurrent hashes into transactions of at most 100, idempotently", async () => {
@@ -51,26 +75,9 @@ describe("AnchorBatcher", () => {
   });
 
   it("anchors again, at start, an acknowledged hash whose transaction is neither pooled nor on chain", async () => {
-    const dir = tempDir();
-    const genesis = genesisFor([[node, 10_000n]]);
-    let ledger = await openLedger(genesis, join(dir, "chain"));
-    let admission = await openAdmission(ledger, 100, join(dir, "pool"));
-    let pool = admission.pool;
-    let journal = await AnchorJournal.open(join(dir, "journal"));
-    let batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
-    const hash = new Uint8Array(randomBytes(32));
-    const first = (await batcher.anchor(hash)).txId;
-    expect([...journal.own.keys()]).toEqual([first]);
-    await batcher.close();
-    await pool.close();
-    await ledger.close();
-    // the pool lost it (e.g. it no longer applied when the node came back)
-    rmSync(join(dir, "pool"), { recursive: true, force: true });
-    ledger = await openLedger(genesis, join(dir, "chain"));
-    admission = await openAdmission(ledger, 100, join(dir, "pool"));
-    pool = admission.pool;
-    journal = await AnchorJournal.open(join(dir, "journal"));
-    batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
+    const { ledger, admission, journal, hash, first } = await anchoredThenPoolLost(genesisFor([[node, 10_000n]]), 100);
+    const pool = admission.pool;
+    const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
     expect(pool.pendingAnchor(hash)).toBeUndefined();
     batcher.requestSweep();
     await waitFor("hash pending again", () => pool.pendingAnchor(hash) !== undefined, 5_000);
@@ -83,24 +90,12 @@ describe("AnchorBatcher", () => {
   });
 
   it("says an acknowledged hash it cannot anchor again yet is being anchored again, with why, not unknown", async () => {
-    const dir = tempDir();
     const payer = acct("anchoring payer");
-    const genesis = genesisFor([[node, 10_000n], [payer, 100n]]);
-    let ledger = await openLedger(genesis, join(dir, "chain"));
-    let admission = await openAdmission(ledger, 1, join(dir, "pool"));
-    let batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), await AnchorJournal.open(join(dir, "journal")), unlocked, silentLogger());
-    const hash = new Uint8Array(randomBytes(32));
-    await batcher.anchor(hash);
-    await batcher.close();
-    await admission.pool.close();
-    await ledger.close();
     // the pool lost it, and a richer transaction took its only place meanwhile
-    rmSync(join(dir, "pool"), { recursive: true, force: true });
-    ledger = await openLedger(genesis, join(dir, "chain"));
-    admission = await openAdmission(ledger, 1, join(dir, "pool"));
+    const { ledger, admission, journal, hash } = await anchoredThenPoolLost(genesisFor([[node, 10_000n], [payer, 100n]]), 1);
     const rich = signed(payer, { type: 4, fee: 10n * 100_000_000n, recipient: node.address, amount: 1n });
     expect(await admission.addMany([rich], { sync: false, local: false })).toEqual(["added"]);
-    batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), await AnchorJournal.open(join(dir, "journal")), unlocked, silentLogger());
+    const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
     expect(batcher.acknowledged(hash)).toBeUndefined(); // no sweep yet: nothing known lost
     batcher.requestSweep();
     await batcher.sweepsDone();
@@ -118,29 +113,14 @@ describe("AnchorBatcher", () => {
   });
 
   it("keeps the journal entry of a lost transaction that is back by the time its hashes are anchored again", async () => {
-    const dir = tempDir();
-    const genesis = genesisFor([[node, 10_000n]]);
-    let ledger = await openLedger(genesis, join(dir, "chain"));
-    let admission = await openAdmission(ledger, 100, join(dir, "pool"));
-    let journal = await AnchorJournal.open(join(dir, "journal"));
-    let batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
-    const hash = new Uint8Array(randomBytes(32));
-    const first = (await batcher.anchor(hash)).txId;
-    const tx = admission.pool.all().find((t) => t.id === first)!;
-    await batcher.close();
-    await admission.pool.close();
-    await ledger.close();
     // the pool lost it; after the sweep decided so (under the chain's lock), a peer gossips it back
-    rmSync(join(dir, "pool"), { recursive: true, force: true });
-    ledger = await openLedger(genesis, join(dir, "chain"));
-    admission = await openAdmission(ledger, 100, join(dir, "pool"));
-    journal = await AnchorJournal.open(join(dir, "journal"));
+    const { ledger, admission, journal, hash, first, tx } = await anchoredThenPoolLost(genesisFor([[node, 10_000n]]), 100);
     const gossipedBack = async <T>(fn: () => Promise<T>): Promise<T> => {
       const decided = await fn();
       if (!admission.pool.has(tx.id)) await admission.add(tx);
       return decided;
     };
-    batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, gossipedBack, silentLogger());
+    const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, gossipedBack, silentLogger());
     batcher.requestSweep();
     await batcher.sweepsDone();
     // its hash is held by the very transaction the entry names: the entry stays, nothing new was made
