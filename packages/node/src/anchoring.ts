@@ -165,12 +165,11 @@ export class AnchorBatcher {
   }
 
   /**
-   * Forgets journal entries that are final; anchors anew the hashes of journaled transactions
-   * that are neither pooled nor on chain. What is lost is decided while the chain is still (a
-   * reorganisation holds its transactions outside both for a moment).
+   * What the journal holds that is final, and what is lost (neither pooled nor on chain), decided
+   * while the chain is still (a reorganisation holds its transactions outside both for a moment).
    */
-  private async sweep(): Promise<void> {
-    const { finalOwn, finalForeign, lostOwn, lostForeign } = await this.exclusive(async () => {
+  private classify(): Promise<{ finalOwn: string[]; finalForeign: string[]; lostOwn: string[]; lostForeign: { hex: string; hash: Uint8Array }[] }> {
+    return this.exclusive(async () => {
       const out = { finalOwn: [] as string[], finalForeign: [] as string[], lostOwn: [] as string[], lostForeign: [] as { hex: string; hash: Uint8Array }[] };
       const own = this.journal.own;
       for (const [id, seen] of own) {
@@ -206,12 +205,46 @@ export class AnchorBatcher {
       }
       return out;
     });
+  }
+
+  /**
+   * Marks the hashes of lost own transactions as being anchored again (`acknowledged`), all of
+   * them before the first is anchored: from here on their status reads pending, not unknown.
+   */
+  private async markLost(lostOwn: readonly string[], lostForeign: readonly { hex: string }[]): Promise<Map<string, Uint8Array[]>> {
+    const hashesOf = new Map<string, Uint8Array[]>();
+    for (const id of lostOwn) hashesOf.set(id, await this.journal.hashesOf(id));
+    const mark = (k: string): void => {
+      if (!this.reanchoring.has(k)) this.reanchoring.set(k, "");
+    };
+    for (const hashes of hashesOf.values()) for (const h of hashes) mark(toHex(h));
+    for (const f of lostForeign) mark(f.hex);
+    return hashesOf;
+  }
+
+  /**
+   * Run once at start, before the API serves: what the journal holds that nothing holds any more
+   * (the pool was lost, the transaction no longer applies) is marked as being anchored again, so
+   * that no status read between the start and the first sweep answers "unknown" for a hash this
+   * node acknowledged. The sweep that follows anchors them.
+   */
+  async markLostAtStart(): Promise<void> {
+    const { lostOwn, lostForeign } = await this.classify();
+    await this.markLost(lostOwn, lostForeign);
+  }
+
+  /**
+   * Forgets journal entries that are final; anchors anew the hashes of journaled transactions
+   * that are neither pooled nor on chain.
+   */
+  private async sweep(): Promise<void> {
+    const { finalOwn, finalForeign, lostOwn, lostForeign } = await this.classify();
     await this.journal.forget(finalOwn, finalForeign);
+    const hashesOf = await this.markLost(lostOwn, lostForeign);
     // An entry is forgotten once its hashes are held again by something else: the lost
     // transaction itself may be back meanwhile (gossip, a peer's block), and is then kept.
     const lostNow = new Set<string>(lostForeign.map((f) => f.hex));
-    for (const id of lostOwn) {
-      const hashes = await this.journal.hashesOf(id);
+    for (const [id, hashes] of hashesOf) {
       for (const h of hashes) lostNow.add(toHex(h));
       this.logger.warn({ txId: id, anchors: hashes.length }, "Acknowledged anchor transaction left the pool and the chain; anchoring its hashes again");
       const held = await this.reanchor(hashes);
@@ -238,7 +271,6 @@ export class AnchorBatcher {
   /** Anchors `hashes` again (each reuses what now holds it): what holds each, or undefined if any failed. */
   private async reanchor(hashes: readonly Uint8Array[]): Promise<AnchorStatus[] | undefined> {
     const keys = hashes.map((h) => toHex(h));
-    for (const k of keys) if (!this.reanchoring.has(k)) this.reanchoring.set(k, "");
     const results = await Promise.allSettled(hashes.map((h) => this.anchor(h)));
     const held: AnchorStatus[] = [];
     results.forEach((r, i) => {

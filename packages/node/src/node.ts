@@ -94,6 +94,8 @@ export class Node {
       const created = node;
       // acknowledged anchors leave at once, not only with the periodic rebroadcast
       anchoring.onPooled = (tx) => created.queueGossip(tx);
+      // before the API serves: no status read may call an acknowledged hash "unknown"
+      await anchoring.markLostAtStart();
       await node.startServices();
       node.status = "running";
       // what was acknowledged before a stop or a crash and is now neither pooled nor on chain

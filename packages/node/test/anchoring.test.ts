@@ -96,7 +96,11 @@ describe("AnchorBatcher", () => {
     const rich = signed(payer, { type: 4, fee: 10n * 100_000_000n, recipient: node.address, amount: 1n });
     expect(await admission.addMany([rich], { sync: false, local: false })).toEqual(["added"]);
     const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
-    expect(batcher.acknowledged(hash)).toBeUndefined(); // no sweep yet: nothing known lost
+    expect(batcher.acknowledged(hash)).toBeUndefined(); // nothing looked at yet: nothing known lost
+    // what the node does before its API serves: from the first read on, the hash is acknowledged
+    await batcher.markLostAtStart();
+    expect(batcher.acknowledged(hash)).toEqual({ error: "" });
+    expect(admission.pool.pendingAnchor(hash)).toBeUndefined();
     batcher.requestSweep();
     await batcher.sweepsDone();
     expect(admission.pool.pendingAnchor(hash)).toBeUndefined();
