@@ -1,6 +1,7 @@
 /**
  * Builds the libp2p host: tcp + noise; yamux then mplex (bounded); identify; ping; bootstrap
- * discovery; a connection gater enforcing bans, the connections per host and the dial policy (only
+ * discovery; a connection gater enforcing bans, the connections per host, who gives up a slot when
+ * the node is full (inboundSlots.ts) and the dial policy (only
  * addresses the node was given are dialled: dialPolicy.ts); gossipsub configured for
  * already-signed payloads (StrictNoSign, content-hash ids, async validation, peer scoring, size
  * caps, our topics only).
@@ -22,6 +23,7 @@ import { gossipMessageId, type ProtocolNames } from "./topics.js";
 import { peerScoreParams, scoreThresholds } from "./scoring.js";
 import type { NetworkLogger } from "./logger.js";
 import type { DialPolicy } from "./dialPolicy.js";
+import { EvictionCooldown, inboundDecision } from "./inboundSlots.js";
 
 export type Services = { identify: Identify; ping: Ping; pubsub: GossipSub };
 export type Host = Libp2p<Services>;
@@ -82,6 +84,8 @@ export interface HostInit {
   appScore(peerId: string): number;
   /** The key a remote IP address is counted under for `maxConnectionsPerHost`. */
   hostKey(ip: string): string;
+  /** Told of an inbound connection closed to make room for another host's (inboundSlots.ts). */
+  onEvicted(peerId: string, host: string): void;
 }
 
 export function hostProtocol(host: string): "ip4" | "ip6" | "dns" {
@@ -149,12 +153,22 @@ export async function createHost(init: HostInit): Promise<Host> {
     const ip = ipOf(addr);
     return ip === undefined ? undefined : init.hostKey(ip);
   };
-  const hostFull = (remote: Multiaddr): boolean => {
-    const key = keyOf(remote);
-    if (key === undefined || created.host === undefined) return false;
-    let open = 0;
-    for (const c of created.host.getConnections()) if (keyOf(c.remoteAddr) === key) open++;
-    return open >= opts.maxConnectionsPerHost;
+  // the connections per host, and who gives up a slot when the node is full (inboundSlots.ts)
+  const evictors = new EvictionCooldown();
+  const denyInbound = (remote: Multiaddr): boolean => {
+    if (created.host === undefined) return false;
+    const conns = created.host.getConnections();
+    const holders = conns.map((c) => ({ host: keyOf(c.remoteAddr), inbound: c.direction === "inbound", opened: c.timeline.open }));
+    const host = keyOf(remote);
+    const decision = inboundDecision(holders, host, opts, evictors);
+    if (!decision.admit) return true;
+    if (decision.evict !== undefined) {
+      if (host !== undefined) evictors.note(host);
+      const victim = conns[decision.evict]!;
+      init.onEvicted(victim.remotePeer.toString(), holders[decision.evict]!.host ?? "");
+      victim.abort(new Error("evicted: the node is full, and its host holds the most inbound connections"));
+    }
+    return false;
   };
 
   const host = await createLibp2p<Services>({
@@ -169,7 +183,7 @@ export async function createHost(init: HostInit): Promise<Host> {
     streamMuxers: muxers,
     connectionManager: { maxConnections: opts.maxConnections, dialTimeout: DIAL_TIMEOUT_MS },
     connectionGater: {
-      denyInboundConnection: (maConn) => hostFull(maConn.remoteAddr),
+      denyInboundConnection: (maConn) => denyInbound(maConn.remoteAddr),
       denyDialMultiaddr: (addr) => !init.dialPolicy.allows(addr),
       // the peer store's address filter: a peer's own addresses are kept, others' only when dialable
       filterMultiaddrForPeer: (peer, addr) => peer.equals(self) || init.dialPolicy.allows(addr),

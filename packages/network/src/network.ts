@@ -148,6 +148,7 @@ export class Network {
       isBanned: (id) => book.isBanned(id),
       appScore: (id) => -book.pointsOf(id),
       hostKey: (ip) => handlers.hostKey?.(ip) ?? ip,
+      onEvicted: (peerId, host) => logger.info({ peer: peerId, host }, "Inbound connection closed to make room for a peer of another host"),
     });
     const pubsub = node.services.pubsub as GossipSubRouter;
 

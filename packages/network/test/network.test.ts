@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLibp2p, type Libp2p } from "libp2p";
-import { tcp } from "@libp2p/tcp";
+import { tcp, type TCPOptions } from "@libp2p/tcp";
 import { noise } from "@chainsafe/libp2p-noise";
 import { yamux } from "@chainsafe/libp2p-yamux";
 import { multiaddr } from "@multiformats/multiaddr";
@@ -10,6 +10,7 @@ import { isAnchordError } from "@anchord/protocol";
 import { sha256, toHex } from "@anchord/crypto";
 import { Network, syncLimits, type SyncStatus } from "../src/index.js";
 import { scoreThresholds } from "../src/scoring.js";
+import { OUTBOUND_RESERVE } from "../src/inboundSlots.js";
 import { addrOf, bytes, connected, FakeNode, startNode, tempDir, waitFor, type TestNode } from "./helpers.js";
 
 const dir = tempDir();
@@ -166,10 +167,12 @@ function meshed(x: { net: Network }, y: { net: Network }, topic: "tx" | "block")
   return x.net.meshPeers(topic).includes(y.net.peerId) && y.net.meshPeers(topic).includes(x.net.peerId);
 }
 
-function rawPeer(): Promise<Libp2p> {
+/** A bare libp2p peer that listens nowhere; with `localIp`, its connections come from that loopback address. */
+function rawPeer(localIp?: string): Promise<Libp2p> {
   return createLibp2p({
     addresses: { listen: [] },
-    transports: [tcp()],
+    // (@libp2p/tcp passes dialOpts on to net.connect, localAddress too, though its type omits it)
+    transports: [tcp(localIp === undefined ? {} : { dialOpts: { localAddress: localIp } as TCPOptions["dialOpts"] })],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
   }).then((r) => {
@@ -441,6 +444,33 @@ describe("connections per host", () => {
     }
     await waitFor(() => connected(capped, p3), 5_000, "p3 connected");
     expect(capped.net.connectedPeers()).toHaveLength(2);
+  });
+});
+
+describe("inbound slots when the node is full", () => {
+  it("a new host takes the place of the newest connection of the host holding the most; a host at its share is refused", async () => {
+    // 3 inbound slots (OUTBOUND_RESERVE more stay for the node's own dials)
+    const full = await node("full", { maxConnections: 3 + OUTBOUND_RESERVE, maxConnectionsPerHost: 3 });
+    const from = async (ip: string): Promise<Libp2p> => {
+      const p = await rawPeer(ip);
+      await p.dial(multiaddr(addrOf(full)));
+      return p;
+    };
+    const inFull = (p: Libp2p): boolean => full.net.connectedPeers().some((c) => c.peerId === p.peerId.toString());
+    // one host (127.0.0.2) takes every inbound slot, one connection after another
+    const a = [await from("127.0.0.2"), await from("127.0.0.2"), await from("127.0.0.2")];
+    await waitFor(() => a.every(inFull), 5_000, "127.0.0.2 holds the three slots");
+    // another host comes: it gets in, and 127.0.0.2's newest connection makes room
+    const b = await from("127.0.0.3");
+    await waitFor(() => inFull(b) && !inFull(a[2]!), 5_000, "127.0.0.3 in, 127.0.0.2's newest out");
+    expect(inFull(a[0]!) && inFull(a[1]!)).toBe(true);
+    expect(full.net.connectedPeers()).toHaveLength(3);
+    // 127.0.0.2 again (at its share now: 2 against 1) is refused, and so is 127.0.0.3's second
+    // (2 against 2 would be no fairer)
+    await expect(from("127.0.0.2")).rejects.toThrow();
+    await expect(from("127.0.0.3")).rejects.toThrow();
+    expect(full.net.connectedPeers()).toHaveLength(3);
+    expect(inFull(b)).toBe(true);
   });
 });
 
