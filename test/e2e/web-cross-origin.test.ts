@@ -3,6 +3,7 @@
  * default: it listens on 127.0.0.1 only). The page's script POSTs JSON to the node's wallet
  * routes, as any site the user visits could (CORS lets every origin through the preflight): the
  * node must refuse, sign nothing and anchor nothing, while its own page may still use them.
+ * It may not read the wallet's addresses either (they tell whose node it is).
  * The other site is `attacker.test`, which Chromium resolves to 127.0.0.1 (host resolver rules),
  * served by a small HTTP server of this test.
  */
@@ -41,6 +42,13 @@ function attackerPage(node: string): string {
           out.push(path + " failed " + e);
         }
       }
+      // and a read of what belongs to the node's operator: whose node is this?
+      try {
+        const r = await fetch(${JSON.stringify(node)} + "/wallet/addresses");
+        out.push("/wallet/addresses " + r.status);
+      } catch (e) {
+        out.push("/wallet/addresses failed " + e);
+      }
       document.getElementById("out").textContent = out.join("\\n");
       document.title = "done";
     })();
@@ -68,7 +76,7 @@ describe("another site's page against a node without a token", () => {
     await page.goto(`http://attacker.test:${(attacker.address() as AddressInfo).port}/`);
     await page.waitForFunction("document.title === 'done'", undefined, { timeout: 30_000 });
     const results = (await page.textContent("#out"))!.split("\n");
-    expect(results).toEqual(["/transactions/submit 403", "/transactions/sign 403", "/hash 403", "/leasing/lease 403"]);
+    expect(results).toEqual(["/transactions/submit 403", "/transactions/sign 403", "/hash 403", "/leasing/lease 403", "/wallet/addresses 403"]);
     // nothing was signed: the pool is empty, the hash unknown
     expect(await (await fetch(`${base}/transactions/unconfirmed`)).json()).toEqual([]);
     expect((await fetch(`${base}/hash/${HASH}`)).status).toBe(404);

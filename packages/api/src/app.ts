@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { ApiBackend } from "./backend.js";
 import { DEFAULT_BODY_LIMIT, readJsonBody } from "./body.js";
-import { tokenCheck } from "./auth.js";
+import { checkLocalOrigin, tokenCheck } from "./auth.js";
 import { cors } from "./cors.js";
 import { docsUiRouter, OPENAPI_PATH } from "./docsUi.js";
 import { errorHandler, errorResponse } from "./errors.js";
@@ -152,6 +152,7 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
     try {
       // authenticate first: a request without the token is counted in its own budget, never in
       // the token holder's
+      if (route.operatorRead && !tokenRequired) checkLocalOrigin(req);
       if (route.auth) {
         try {
           checkToken(req);

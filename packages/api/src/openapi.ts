@@ -27,8 +27,8 @@ function responsesOf(route: RouteDef, bodyLimit: number | undefined): Record<str
     out["415"] = errorResponse("Body is not JSON (Content-Type must be application/json)");
     out["429"] = errorResponse("Too many write requests from this client");
   }
-  if (route.auth) {
-    out["401"] = errorResponse("Missing or wrong API token (code 2); only when the node is configured with a token");
+  if (route.auth) out["401"] = errorResponse("Missing or wrong API token (code 2); only when the node is configured with a token");
+  if (route.auth || route.operatorRead) {
     out["403"] = errorResponse("Only when the node has no token: a request under a Host that is not a loopback name, or from a web page of another origin");
   }
   out["500"] = errorResponse("Failure inside the node (generic message)");

@@ -66,6 +66,12 @@ export interface RouteDef {
   /** Requires the API token when one is configured. */
   readonly auth?: boolean;
   /**
+   * A read of what belongs to the node's operator (its wallet's addresses): without an API token,
+   * answered only to this machine's own tools and pages, as the wallet routes are (`checkLocalOrigin`),
+   * so that a web page of another site cannot learn whose node it is; with a token, open as on LTO.
+   */
+  readonly operatorRead?: boolean;
+  /**
    * What one request weighs in the per-client read budget (rateLimit.ts), from its path
    * parameters and query: 1 (the default) for a lookup, more for answers that can be large.
    */

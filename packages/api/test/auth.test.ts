@@ -96,20 +96,22 @@ describe("auth without a token", () => {
 
 /** A POST as a browser page would send it (its Origin) or through DNS rebinding (another Host): node:http, which lets a test set both. */
 function browserPost(t: TestApi, path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; text: string; acao: string | undefined }> {
+  return browserRequest(t, "POST", path, JSON.stringify(body), headers);
+}
+
+/** `browserPost`'s request, any method (a GET sends no body). */
+function browserRequest(t: TestApi, method: "GET" | "POST", path: string, payload: string, headers: Record<string, string>): Promise<{ status: number; text: string; acao: string | undefined }> {
   const url = new URL(t.url + path);
-  const payload = JSON.stringify(body);
+  const bodyHeaders = method === "POST" ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) } : {};
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: url.hostname, port: url.port, path, method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...headers } },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => (text += c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text, acao: res.headers["access-control-allow-origin"] as string | undefined }));
-      },
-    );
+    const req = http.request({ host: url.hostname, port: url.port, path, method, agent: false, headers: { ...bodyHeaders, ...headers } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text, acao: res.headers["access-control-allow-origin"] as string | undefined }));
+    });
     req.on("error", reject);
-    req.end(payload);
+    req.end(method === "POST" ? payload : undefined);
   });
 }
 
@@ -157,9 +159,19 @@ describe("wallet routes of a node without a token, from web pages", () => {
     expect((await browserPost(tokened, "/transactions/sign", SIGN, { origin: "https://wallet.example" })).status).toBe(401);
   });
 
-  it("reads stay open to every origin", async () => {
+  it("reads stay open to every origin, but for the wallet's addresses (whose node it is)", async () => {
     const r = await t.get("/node/status", { origin: "https://explorer.example" });
     expect(r.status).toBe(200);
     expect(r.headers.get("access-control-allow-origin")).toBe("*");
+    const refused: Record<string, string>[] = [{ origin: "https://explorer.example" }, { origin: "null" }, { host: "evil.example:6869" }];
+    for (const headers of refused) {
+      const w = await browserRequest(t, "GET", "/wallet/addresses", "", headers);
+      expect(w.status, JSON.stringify(headers)).toBe(403);
+      expect((JSON.parse(w.text) as { message: string }).message).toContain("this node has no API token");
+    }
+    const served: Record<string, string>[] = [{}, { origin: t.url }, { host: "localhost:6869" }];
+    for (const headers of served) expect((await browserRequest(t, "GET", "/wallet/addresses", "", headers)).status, JSON.stringify(headers)).toBe(200);
+    // with a token the node may listen on any interface, and the route is open as on LTO
+    expect((await tokened.get("/wallet/addresses", { origin: "https://explorer.example" })).status).toBe(200);
   });
 });

@@ -52,6 +52,8 @@ export const nodeRoutes: RouteDef[] = [
     operationId: "walletAddresses",
     tag: "node",
     summary: "Addresses of the node's wallet",
+    description: "Without an API token, answered only to requests from this machine (a loopback Host, and a loopback Origin if any): a web page of another site gets 403.",
+    operatorRead: true,
     responses: { 200: { description: "Addresses", schema: ref("Addresses"), example: ["3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW"] } },
     handler: ({ backend }) => json(backend.walletAddresses()),
   },
