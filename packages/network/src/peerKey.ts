@@ -8,6 +8,7 @@ import { generateKeyPair, generateKeyPairFromSeed, privateKeyFromProtobuf, priva
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import type { PrivateKey } from "@libp2p/interface";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
+import { writeFileDurably } from "./durableFile.js";
 
 export interface PeerKey {
   privateKey: PrivateKey;
@@ -42,15 +43,19 @@ function readKeyFile(file: string): PeerKey {
  * devnets). An existing file is never overwritten; a corrupt one is an error.
  */
 export async function loadOrCreatePeerKey(file: string, seed?: Uint8Array): Promise<PeerKey> {
-  if (fs.existsSync(file)) return readKeyFile(file);
+  // an empty file is what a power cut could leave of a key an older anchord wrote on its first
+  // start (no fsync): no identity was ever kept there, so one is made
+  if (fs.existsSync(file) && !(fs.statSync(file).isFile() && fs.statSync(file).size === 0)) return readKeyFile(file);
+  fs.rmSync(file, { force: true });
   if (seed !== undefined && seed.length !== 32) {
     throw new AnchordError(ErrorCode.INVALID_FIELD, "peer key seed must be 32 bytes");
   }
   const privateKey = seed === undefined ? await generateKeyPair("Ed25519") : await generateKeyPairFromSeed("Ed25519", seed);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   try {
-    // wx: fail rather than clobber a key another process wrote meanwhile
-    fs.writeFileSync(file, privateKeyToProtobuf(privateKey), { mode: FILE_MODE, flag: "wx" });
+    // exclusive: fail rather than clobber a key another process wrote meanwhile; durably, as a
+    // partial key file (a power cut right after the first start) would stop the node for good
+    writeFileDurably(file, privateKeyToProtobuf(privateKey), { mode: FILE_MODE, exclusive: true });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "EEXIST") return readKeyFile(file);
     throw new AnchordError(ErrorCode.STORAGE, "cannot write peer key file", { path: file, cause: String(e) });

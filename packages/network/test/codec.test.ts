@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isAnchordError } from "@anchord/protocol";
 import { sha256, concatBytes, utf8 } from "@anchord/crypto";
-import { defaultNetworkOptions, gossipMessageId, loadOrCreatePeerKey, protocolNames, resolveOptions } from "../src/index.js";
+import { defaultNetworkOptions, gossipMessageId, loadOrCreatePeerKey, protocolNames, resolveOptions, writeFileDurably } from "../src/index.js";
 import {
   decodeBlocksHeader,
   decodeCommonResponse,
@@ -223,6 +223,27 @@ describe("peer key", () => {
     const b = await loadOrCreatePeerKey(file);
     expect(b.created).toBe(false);
     expect(b.peerId).toBe(a.peerId);
+    // written through a temporary file moved into place: nothing else is left beside it
+    expect(fs.readdirSync(path.dirname(file))).toEqual(["peer.key"]);
+  });
+
+  it("makes a key where a crash left an empty key file (no identity was ever kept there)", async () => {
+    const file = path.join(dir, "empty.key");
+    fs.writeFileSync(file, "");
+    const a = await loadOrCreatePeerKey(file);
+    expect(a.created).toBe(true);
+    expect((await loadOrCreatePeerKey(file)).peerId).toBe(a.peerId);
+  });
+
+  it("writes small files durably: replaced whole, or, when exclusive, never replaced", () => {
+    const file = path.join(dir, "durable.json");
+    writeFileDurably(file, "one");
+    writeFileDurably(file, "two", { mode: 0o644 });
+    expect(fs.readFileSync(file, "utf8")).toBe("two");
+    expect(fs.statSync(file).mode & 0o777).toBe(0o644);
+    expect(() => writeFileDurably(file, "three", { exclusive: true })).toThrow(expect.objectContaining({ code: "EEXIST" }) as Error);
+    expect(fs.readFileSync(file, "utf8")).toBe("two");
+    expect(fs.readdirSync(dir).filter((f) => f.includes(".tmp-"))).toEqual([]);
   });
 
   it("derives a reproducible key from a seed", async () => {

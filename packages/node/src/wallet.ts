@@ -5,10 +5,11 @@
  * The first account signs the node's anchors; every account with enough generating balance forges.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from "node:crypto";
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { addressFromPublicKey, keyPairFromSeed, type KeyPair } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
+import { writeFileDurably } from "@anchord/network";
 
 export interface WalletAccount {
   readonly address: string;
@@ -108,16 +109,7 @@ export class Wallet {
 export const WALLET_FILE = "wallet.json";
 
 function writeAtomic(path: string, text: string): void {
-  const tmp = `${path}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  const fd = openSync(tmp, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-  chmodSync(path, 0o600);
+  writeFileDurably(path, text, { mode: 0o600 });
 }
 
 /**

@@ -11,7 +11,7 @@ import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { genesisToJson, loadGenesisFile, stringifyJson, parseJson } from "@anchord/protocol";
-import { loadOrCreatePeerKey } from "@anchord/network";
+import { loadOrCreatePeerKey, writeFileDurably } from "@anchord/network";
 import { apiTokenProblem } from "@anchord/node";
 import { buildGenesis } from "./genesis.js";
 import { intOption, logLevelOption, numberOption, parse, UsageError } from "../args.js";
@@ -266,7 +266,8 @@ export async function devnetCommand(argv: string[]): Promise<number> {
         balances: accounts.map((a) => ({ address: a.address, amount: BigInt(a.balance) })),
         generators: accounts.filter((a) => a.node !== null && a.node < n).map((a) => a.address),
       });
-  if (!resume) writeFileSync(genesisPath, `${stringifyJson(genesisToJson(genesis), 2)}\n`);
+  // durably: a resumed devnet (--keep) reads it back, and a partial one would stop it
+  if (!resume) writeFileDurably(genesisPath, `${stringifyJson(genesisToJson(genesis), 2)}\n`, { mode: 0o644 });
 
   const nodes: DevnetNodeInfo[] = [];
   for (let i = 0; i < n; i++) {
