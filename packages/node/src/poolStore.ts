@@ -95,8 +95,10 @@ export class PoolStore {
 
   /**
    * Writes `ops` (synced when `sync`, or when a write sharing the batch asks for it). A synced
-   * write makes every earlier one durable too (LevelDB appends them all to one log), so `write([],
-   * true)` is how an entry written without sync is made durable after the fact.
+   * write does not always make earlier unsynced ones durable: LevelDB appends them to one log, but
+   * when the log filled up in between it closed the old one without fsync, and until that log's
+   * memtable is flushed a power cut can lose them. An entry written without sync is made durable
+   * by writing its bytes again, synced (txAdmission.ts, a client's duplicate of a gossiped entry).
    */
   write(ops: readonly StoreOp[], sync = true): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);

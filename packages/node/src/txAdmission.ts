@@ -305,9 +305,13 @@ export class TxAdmission {
     // caller's duplicate is answered once it is durable too (docs/reliability.md)
     const pooled = duplicates.filter((i) => out[i] === "duplicate");
     // a mark only for an entry still stored under the same key: a block or a renumbering meanwhile
-    // deleted it (and a mark written after would outlive it). Queued at once, so a later delete
-    // of the entry comes after the mark and takes it too.
-    const marks: StoreOp[] = marked.filter((e) => this.pool.entry(e.tx.id) === e).map((e) => ({ type: "local", seq: e.seq }));
+    // deleted it (and a mark written after would outlive it; a renumbering that kept the key put
+    // back another object under it, hence the key is compared, not the object). Queued at once,
+    // so a later delete of the entry comes after the mark and takes it too. With the entry's
+    // bytes again: they were written unsynced (gossip), and a synced write does not make earlier
+    // unsynced ones durable when LevelDB started a new log file in between (its old log is closed
+    // without fsync): the mark could outlive the bytes after a power cut.
+    const marks: StoreOp[] = marked.flatMap((e) => (this.pool.entry(e.tx.id)?.seq === e.seq ? putOps(e.seq, e.bytes, true) : []));
     if ((sync && pooled.length > 0) || marks.length > 0) {
       try {
         await this.pool.write(marks, sync);

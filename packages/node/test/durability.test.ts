@@ -2,14 +2,16 @@
  * The pool store's `write([], true)`, which makes earlier unsynced writes durable (a duplicate of a
  * gossiped transaction answered to a synced caller, docs/reliability.md). An empty classic-level
  * batch is not written at all, so it must carry a record: the log grows by one. A power cut cannot
- * be made here; what is checked is that the synced write happens. And local marks (poolStore.ts)
- * that outlived their entry.
+ * be made here; what is checked is that the synced write happens. A client's duplicate of a gossiped
+ * entry writes the entry's bytes again with its mark (a synced write does not make earlier ones
+ * durable across a LevelDB log switch). And local marks (poolStore.ts) that outlived their entry.
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PoolStore } from "../src/poolStore.js";
-import { acct, cleanup, genesisFor, openAdmission, openLedger, tempDir } from "./helpers.js";
+import { encodedTx } from "@anchord/protocol";
+import { acct, cleanup, genesisFor, openAdmission, openLedger, signed, tempDir } from "./helpers.js";
 
 afterEach(cleanup);
 
@@ -54,6 +56,27 @@ describe("local marks without their entry", () => {
     await admission.pool.close();
     const reopened = await PoolStore.open(dir);
     expect(await reopened.load()).toEqual({ entries: [], strayMarks: [] });
+    await reopened.close();
+    await ledger.close();
+  });
+});
+
+describe("a client's copy of a transaction held from gossip", () => {
+  it("writes the transaction's bytes again, with its mark, before the 200", async () => {
+    const dir = join(tempDir(), "pool");
+    const payer = acct("gossiped then broadcast");
+    const ledger = await openLedger(genesisFor([[payer, 10n * 100_000_000n]]));
+    const admission = await openAdmission(ledger, 10, dir);
+    const tx = signed(payer, { type: 4, fee: 100_000_000n, recipient: acct("someone").address, amount: 1n });
+    expect(await admission.addMany([tx], { sync: false, local: false })).toEqual(["added"]);
+    const before = logBytes(dir);
+    expect(await admission.addMany([tx], { sync: true, local: true })).toEqual(["duplicate"]);
+    // the mark alone is ~20 bytes of log; the transaction's bytes come with it
+    expect(logBytes(dir) - before).toBeGreaterThan(encodedTx(tx).length);
+    expect(admission.pool.entry(tx.id)?.local).toBe(true);
+    await admission.pool.close();
+    const reopened = await PoolStore.open(dir);
+    expect((await reopened.load()).entries.map((e) => e.local)).toEqual([true]);
     await reopened.close();
     await ledger.close();
   });
