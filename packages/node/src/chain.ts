@@ -106,11 +106,12 @@ export class Chain {
     await this.verifySignatures(block);
     // verifySignatures has just checked every transaction of the block, exact proofs included
     // the pool's transactions are not on the chain while it is current: no lookup for them
-    // a block that includes pooled transactions is synced: the pool forgets them right after
-    // (docs/reliability.md, power cuts)
+    // every block is fsynced but those fetched while catching up (a power cut may lose them, and
+    // they are fetched again), unless it includes pooled transactions, which the pool forgets
+    // right after (docs/reliability.md, power cuts)
     const pool = this.admission.pool;
-    const sync = block.transactions.some((tx) => pool.has(tx.id));
-    await this.ledger.applyBlock(block, { verified: () => true, offChain: (id) => this.admission.knownOffChain(id), sync });
+    const catchUp = source === "sync" && !block.transactions.some((tx) => pool.has(tx.id));
+    await this.ledger.applyBlock(block, { verified: () => true, offChain: (id) => this.admission.knownOffChain(id), catchUp });
     const height = this.ledger.height;
     const applyMs = Math.round(performance.now() - started);
     for (const tx of block.transactions) this.admission.verified.add(tx);
@@ -214,16 +215,16 @@ export class Chain {
       for (const b of blocks) {
         this.validateConsensus(b, ledger.height);
         await this.verifySignatures(b);
-        // verifySignatures just checked them; synced, as the pool forgets what they include (rare:
-        // forks); their undo records all kept until the switch succeeded (a fork may be longer
-        // than the rollback limit, and a failed one is taken back whole)
-        await ledger.applyBlock(b, { verified: () => true, sync: true, keepUndo: true });
+        // verifySignatures just checked them; fsynced (as every block but catch-up's), as the pool
+        // forgets what they include; their undo records all kept until the switch succeeded (a
+        // fork may be longer than the rollback limit, and a failed one is taken back whole)
+        await ledger.applyBlock(b, { verified: () => true, keepUndo: true });
         for (const tx of b.transactions) this.admission.verified.add(tx);
       }
     } catch (e) {
       // Restore our chain exactly as it was.
       await ledger.rollback(commonHeight, { unbounded: true });
-      for (const b of dropped) await ledger.applyBlock(b, { verified: () => true, sync: true });
+      for (const b of dropped) await ledger.applyBlock(b, { verified: () => true });
       // (nothing is left out of retention now; this clears the ledger's note of kept records)
       await ledger.pruneUndo(commonHeight + 1, ledger.height);
       await this.admission.afterLedgerChange();

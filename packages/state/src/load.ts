@@ -74,7 +74,11 @@ export async function loadHeaders(db: Db, from: number, to: number): Promise<Sto
     await it.close();
   }
   if (out.length !== to - from + 1) {
-    throw new AnchordError(ErrorCode.STORAGE, `corrupt data dir: expected headers ${from}..${to}, found ${out.length}`);
+    throw new AnchordError(
+      ErrorCode.STORAGE,
+      `corrupt data dir: expected headers ${from}..${to}, found ${out.length}: the ledger lost blocks it had stored (a power cut while the node ` +
+        `was catching up can do this, docs/storage.md); empty the node's chain directory and let it sync again (its pool, anchor journal and wallet are stored apart and kept)`,
+    );
   }
   return out;
 }

@@ -1,3 +1,5 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AnchordError, TOKEN, blockScore, decodeBlock, encodeBlock, type SignedTx } from "@anchord/protocol";
 import { Bucket, Ledger } from "../src/index.js";
@@ -362,5 +364,38 @@ describe("Ledger: rollback", () => {
     expect(gone.message).toContain("no undo data");
     expect(ledger.height).toBe(6);
     expect(ledger.balances(bob.address).regular).toBe(5n);
+  });
+});
+
+describe("Ledger: what a power cut could take", () => {
+  /** LevelDB's table files in the ledger's store: a flushed memtable becomes one. */
+  const tables = (dir: string): number => readdirSync(join(dir, "ledger")).filter((f) => f.endsWith(".ldb")).length;
+
+  it("fsyncs every block; blocks written while catching up are made durable by the next durable write, all at once", async () => {
+    const { ledger, dir } = await fresh();
+    // durable writes need no barrier: nothing is flushed
+    for (let i = 0; i < 3; i++) await ledger.applyBlock(nextBlock(ledger, [transfer(alice, bob, BigInt(i + 1))], gen));
+    expect(tables(dir)).toBe(0);
+    // catch-up blocks: written without fsync, still only in the log
+    for (let i = 0; i < 3; i++) await ledger.applyBlock(nextBlock(ledger, [transfer(gen, carol, BigInt(i + 1))], gen), { catchUp: true });
+    expect(tables(dir)).toBe(0);
+    // the next durable block first moves everything before it into a table file, fsynced (a
+    // synced write would not cover writes in a log LevelDB switched away from)
+    await ledger.applyBlock(nextBlock(ledger, [transfer(alice, carol, 7n)], gen));
+    expect(tables(dir)).toBe(1);
+    // and only once
+    await ledger.applyBlock(nextBlock(ledger, [transfer(alice, carol, 8n)], gen));
+    expect(tables(dir)).toBe(1);
+    const again = await reopen(ledger, dir);
+    expect(again.height).toBe(9);
+  });
+
+  it("a clean close makes catch-up blocks durable", async () => {
+    const { ledger, dir } = await fresh();
+    await ledger.applyBlock(nextBlock(ledger, [transfer(alice, bob, 1n)], gen), { catchUp: true });
+    expect(tables(dir)).toBe(0);
+    open.splice(open.indexOf(ledger), 1);
+    await ledger.close();
+    expect(tables(dir)).toBe(1);
   });
 });
