@@ -1,7 +1,9 @@
 /**
- * The browsable API documentation at /api-docs: swagger-ui-dist's static files served from the
- * installed package (no CDN: nodes may run offline), pointed at /api-docs/openapi.json.
+ * The browsable API documentation at /api-docs: the swagger-ui-dist files it loads, served from
+ * memory (read from the installed package once: no CDN, nodes may run offline), pointed at
+ * /api-docs/openapi.json.
  */
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import express, { type Router } from "express";
@@ -79,6 +81,39 @@ export function docsUiRouter(): Router {
   router.get(`${DOCS_PATH}/anchord-init.js`, init);
   // the package's own initializer points at an online demo document; never serve it
   router.get(`${DOCS_PATH}/swagger-initializer.js`, init);
-  router.use(DOCS_PATH, express.static(swaggerUiDir(), { index: false, fallthrough: true, etag: false, maxAge: "1h" }));
+  for (const [name, type] of Object.entries(UI_FILES)) {
+    router.get(`${DOCS_PATH}/${name}`, (_req, res) => {
+      const body = uiFile(name);
+      res.setHeader("Content-Type", type);
+      res.setHeader("Content-Length", body.length);
+      res.setHeader("Cache-Control", "public, max-age=3600");
+      res.end(body);
+    });
+  }
   return router;
+}
+
+/**
+ * The files of swagger-ui-dist the page loads, and their types: read once, on first use, and
+ * served from memory. A static file server opened a file and buffered ~150 KiB per request until
+ * the client read it: a client that never did held a descriptor and that memory per request, and
+ * a few addresses could use up the node's file descriptors (review of 2026-11-28, third session).
+ * An answer here is a Buffer every response shares.
+ */
+const UI_FILES: Readonly<Record<string, string>> = Object.freeze({
+  "swagger-ui.css": "text/css; charset=utf-8",
+  "swagger-ui-bundle.js": "application/javascript; charset=utf-8",
+  "swagger-ui-standalone-preset.js": "application/javascript; charset=utf-8",
+  "favicon-32x32.png": "image/png",
+  "favicon-16x16.png": "image/png",
+});
+const uiFiles = new Map<string, Buffer>();
+
+function uiFile(name: string): Buffer {
+  let body = uiFiles.get(name);
+  if (body === undefined) {
+    body = readFileSync(path.join(swaggerUiDir(), name));
+    uiFiles.set(name, body);
+  }
+  return body;
 }

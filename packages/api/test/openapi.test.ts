@@ -1,4 +1,8 @@
+import * as http from "node:http";
+import * as net from "node:net";
+import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../../../test/utils/wait.js";
 import { API_ROUTES } from "../src/index.js";
 import { serve, type TestApi } from "./helpers.js";
 
@@ -121,5 +125,33 @@ describe("OpenAPI document and the browsable docs", () => {
       expect(js.text).toContain('"/api-docs/openapi.json"');
       expect(js.text).not.toContain("petstore");
     }
+    // every file the page loads is served; the package's other files (source maps, readme) are not
+    const page = (await t.get("/api-docs")).text;
+    const loaded = [...page.matchAll(/(?:src|href)="(\/api-docs\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(loaded.length).toBeGreaterThanOrEqual(4);
+    for (const file of loaded) expect((await t.get(file)).status, file).toBe(200);
+    for (const file of ["/api-docs/swagger-ui-bundle.js.map", "/api-docs/README.md", "/api-docs/package.json"]) expect((await t.get(file)).status, file).toBe(404);
+  });
+
+  it("a client that asks for the UI's files and never reads holds no file descriptor per request", async () => {
+    const fds = (): number => readdirSync("/proc/self/fd").length;
+    const answers: http.ServerResponse[] = [];
+    const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+      if (req.url === "/api-docs/swagger-ui-bundle.js") answers.push(res);
+    };
+    t.api.server.on("request", onRequest);
+    const before = fds();
+    const url = new URL(t.url);
+    const socket = net.connect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.pause(); // reads nothing: 16 answers of 1.7 MB wait in the node
+    socket.write("GET /api-docs/swagger-ui-bundle.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".repeat(16));
+    // every answer is complete in the node (a static file server ended none: each waited on an
+    // open file for the client to read)
+    await waitFor("16 answers ended", () => answers.length === 16 && answers.every((r) => r.writableEnded), 10_000);
+    // the connection's two ends (client and server are both this process), and no more
+    expect(fds() - before).toBeLessThanOrEqual(2);
+    t.api.server.off("request", onRequest);
+    socket.destroy();
   });
 });
