@@ -14,7 +14,14 @@
  *   (small answers, up to `smallAnswerBytes`, are exempt from the client and node bounds, so a
  *   flood by others never stops `/node/status`);
  * - a socket whose queue is already past its bound when a new request arrives is closed before
- *   any work is done for that request.
+ *   any work is done for that request;
+ * - a socket holding answers that the kernel has taken nothing of for `stallMs` is closed (a
+ *   client that never reads held its answers, and with four addresses the node's bound, for as
+ *   long as it stayed: every large answer was then refused to everyone);
+ * - when a large answer would pass the node's bound, the client holding the most (more than this
+ *   one would) gives way: its sockets holding answers are closed, and the answer is queued;
+ * - a request pipelined behind an event stream closes the socket: its answer could never be sent
+ *   (the stream does not end), and it held its bytes for as long as the stream lived.
  *
  * Answer bytes count from the moment an answer is handed to the response until the response
  * closes: just after it finished (its last byte left for the kernel), or when its socket closed.
@@ -42,6 +49,8 @@ export interface AnswerLimits {
   readonly maxNodeBytes: number;
   /** Answers up to this size are only held to the socket bounds. */
   readonly smallAnswerBytes: number;
+  /** A socket holding answers of which the kernel took nothing for this long is closed (ms). */
+  readonly stallMs: number;
 }
 
 export const DEFAULT_ANSWER_LIMITS: AnswerLimits = Object.freeze({
@@ -51,41 +60,140 @@ export const DEFAULT_ANSWER_LIMITS: AnswerLimits = Object.freeze({
   maxClientBytes: 32 * 1024 * 1024,
   maxNodeBytes: 96 * 1024 * 1024,
   smallAnswerBytes: 64 * 1024,
+  stallMs: 30_000,
 });
 
+/** How often sockets holding answers are looked at for stalls (ms). */
+const STALL_SWEEP_MS = 5_000;
+
 interface SocketState {
+  readonly socket: Socket;
   readonly client: string;
   pending: number;
   cost: number;
   bytes: number;
+  /** Carries an event stream: nothing pipelined after it can be answered. */
+  streaming: boolean;
+  /** What the kernel had taken of the socket's writes when a sweep first saw it holding answers without progress. */
+  taken: number;
+  /** When a sweep first saw it holding answers at `taken` (undefined: not holding, or progressing). */
+  stalledSince: number | undefined;
 }
 
 /** Counters of what the guard refused, for tests, metrics and logs. */
 export interface AnswerGuardStats {
   pipelineClosed: number;
   bytesClosed: number;
+  /** Sockets closed because the kernel took nothing of their answers for `stallMs`. */
+  stallClosed: number;
+  /** Sockets of the client holding the most closed to make room for another client's large answer. */
+  evicted: number;
   queuedBytes: number;
   /** Answers not written because their socket had closed first (the client went away while the work ran). */
   lateAnswers: number;
 }
 
 export class AnswerGuard {
-  readonly stats: AnswerGuardStats = { pipelineClosed: 0, bytesClosed: 0, queuedBytes: 0, lateAnswers: 0 };
+  readonly stats: AnswerGuardStats = { pipelineClosed: 0, bytesClosed: 0, stallClosed: 0, evicted: 0, queuedBytes: 0, lateAnswers: 0 };
   private readonly sockets = new WeakMap<Socket, SocketState>();
+  /** Every open socket's state, for the stall sweep and evictions (bounded by the connection guard). */
+  private readonly open = new Set<SocketState>();
   private readonly clientBytes = new Map<string, number>();
+  private readonly sweeper: NodeJS.Timeout;
 
-  constructor(readonly limits: AnswerLimits = DEFAULT_ANSWER_LIMITS) {}
+  constructor(
+    readonly limits: AnswerLimits = DEFAULT_ANSWER_LIMITS,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.sweeper = setInterval(() => this.sweepStalls(), Math.min(STALL_SWEEP_MS, limits.stallMs));
+    this.sweeper.unref();
+  }
+
+  /** Stops the stall sweep (the server closed). */
+  stop(): void {
+    clearInterval(this.sweeper);
+  }
 
   private stateOf(socket: Socket): SocketState {
     let s = this.sockets.get(socket);
     if (s === undefined) {
-      const state: SocketState = { client: socketClientKey(socket), pending: 0, cost: 0, bytes: 0 };
+      const state: SocketState = { socket, client: socketClientKey(socket), pending: 0, cost: 0, bytes: 0, streaming: false, taken: 0, stalledSince: undefined };
       s = state;
       this.sockets.set(socket, state);
+      this.open.add(state);
       // answers still queued when the socket goes are no longer held
-      socket.once("close", () => this.release(state, state.bytes));
+      socket.once("close", () => {
+        this.open.delete(state);
+        this.release(state, state.bytes);
+      });
     }
     return s;
+  }
+
+  /**
+   * Closes the sockets that held answers through a whole `stallMs` while the kernel took none of
+   * their bytes (their client does not read). Progress is what the kernel took (bytes written
+   * less those still queued in Node), so a stream or a large answer that a client reads slowly lives on.
+   */
+  sweepStalls(): void {
+    const now = this.now();
+    for (const s of this.open) {
+      if (s.bytes <= 0 || s.socket.destroyed) {
+        s.stalledSince = undefined;
+        continue;
+      }
+      const taken = (s.socket.bytesWritten ?? 0) - s.socket.writableLength;
+      if (s.stalledSince === undefined || taken !== s.taken) {
+        s.taken = taken;
+        s.stalledSince = now;
+      } else if (now - s.stalledSince >= this.limits.stallMs) {
+        this.stats.stallClosed++;
+        this.drop(s);
+      }
+    }
+  }
+
+  /** Closes a socket and gives back at once what it held (its "close" comes a tick later). */
+  private drop(s: SocketState): void {
+    this.release(s, s.bytes);
+    s.socket.destroy();
+  }
+
+  /**
+   * Room for `bytes` more in the node's bound, made by closing the answer-holding sockets of the
+   * client that holds the most, if it holds more than `client` would with them: true when there
+   * is room now.
+   */
+  private makeRoom(client: string, bytes: number): boolean {
+    let top: string | undefined;
+    let most = 0;
+    for (const [c, held] of this.clientBytes) {
+      if (held > most) {
+        most = held;
+        top = c;
+      }
+    }
+    if (top === undefined || top === client || most <= (this.clientBytes.get(client) ?? 0) + bytes) return false;
+    for (const s of this.open) {
+      if (s.client === top && s.bytes > 0 && !s.socket.destroyed) {
+        this.stats.evicted++;
+        this.drop(s);
+      }
+    }
+    return this.stats.queuedBytes + bytes <= this.limits.maxNodeBytes;
+  }
+
+  /**
+   * Marks the socket as carrying an event stream: a request pipelined after it closes the socket
+   * (see admit), and so does one already taken in (false then).
+   */
+  streaming(socket: Socket): boolean {
+    const s = this.stateOf(socket);
+    s.streaming = true;
+    if (s.pending <= 1) return true;
+    this.stats.pipelineClosed++;
+    this.drop(s);
+    return false;
   }
 
   private release(s: SocketState, bytes: number): void {
@@ -106,7 +214,7 @@ export class AnswerGuard {
     // requests parsed from a chunk that arrived before the socket was closed: no work for them
     if (socket.destroyed) return false;
     const s = this.stateOf(socket);
-    if (s.pending >= this.limits.maxPipelined || s.bytes >= this.limits.maxSocketBytes) {
+    if (s.pending >= this.limits.maxPipelined || s.bytes >= this.limits.maxSocketBytes || s.streaming) {
       this.stats.pipelineClosed++;
       socket.destroy();
       return false;
@@ -166,7 +274,7 @@ export class AnswerGuard {
     const client = this.clientBytes.get(s.client) ?? 0;
     if (
       s.bytes + bytes > l.maxSocketBytes ||
-      (!small && (client + bytes > l.maxClientBytes || this.stats.queuedBytes + bytes > l.maxNodeBytes))
+      (!small && (client + bytes > l.maxClientBytes || (this.stats.queuedBytes + bytes > l.maxNodeBytes && !this.makeRoom(s.client, bytes))))
     ) {
       this.stats.bytesClosed++;
       t.socket.destroy();
@@ -214,4 +322,13 @@ export function chargeAnswer(res: ServerResponse, cost: number): boolean {
 export function reserveAnswer(res: ServerResponse, bytes: number): boolean {
   const t = (res as Ticketed)[TICKET];
   return t === undefined ? true : t.guard.reserve(t, bytes);
+}
+
+/**
+ * Tells the guard that admitted `res` that its socket now carries an event stream: false (and the
+ * socket closed) when requests were pipelined after it.
+ */
+export function markStreaming(res: ServerResponse): boolean {
+  const t = (res as Ticketed)[TICKET];
+  return t === undefined ? true : t.guard.streaming(t.socket);
 }

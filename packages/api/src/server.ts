@@ -113,6 +113,7 @@ export async function startApi(app: Express, opts: ListenOptions): Promise<Runni
     connections,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
+        guard.stop();
         server.close((e?: Error) => (e ? reject(e) : resolve()));
         server.closeAllConnections();
       });

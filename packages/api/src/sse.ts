@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { EventFeed } from "./backend.js";
-import { reserveAnswer } from "./answerGuard.js";
+import { markStreaming, reserveAnswer } from "./answerGuard.js";
 import { HttpError, LtoCode } from "./http.js";
 import { socketClientKey } from "./clientKey.js";
 
@@ -95,7 +95,7 @@ export const STREAM_HEADERS = Object.freeze({
 /** Streams `feed` on `res` as text/event-stream until the client goes or is cut. */
 export function streamEvents(res: ServerResponse, feed: EventFeed, request: StreamRequest, release: () => void, limits: StreamLimits): void {
   const socket = res.socket;
-  if (!socket || !reserveAnswer(res, limits.maxQueuedBytes)) {
+  if (!socket || !reserveAnswer(res, limits.maxQueuedBytes) || !markStreaming(res)) {
     release();
     // the guard closed the socket (past a bound) or it had gone: the answer ends here either way
     if (!res.writableEnded) res.end();

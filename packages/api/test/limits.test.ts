@@ -3,14 +3,16 @@
  * the node's heap; requests without the token used up the token holder's quota; Node's fetch could
  * not read the 413). Real sockets on 127.0.0.1.
  */
+import * as http from "node:http";
 import * as net from "node:net";
-import { base58Encode } from "@anchord/crypto";
+import { base58Encode, keyPairFromSeed } from "@anchord/crypto";
+import { MAX_ANCHORS, MAX_ANCHOR_BYTES, createTx, signTx } from "@anchord/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApi, silentLogger, startApi, type ApiOptions, type ConnectionLimits, type RunningApi } from "../src/index.js";
-import type { AnswerLimits } from "../src/answerGuard.js";
+import { DEFAULT_ANSWER_LIMITS, type AnswerLimits } from "../src/answerGuard.js";
 import { OPENAPI_PATH } from "../src/docsUi.js";
 import { READ_COST, answerReadCost } from "../src/params.js";
-import { ADDRESS_1, MemoryBackend } from "./memoryBackend.js";
+import { ADDRESS_1, MemoryBackend, SEED_1 } from "./memoryBackend.js";
 import { waitFor } from "../../../test/utils/wait.js";
 
 const TOKEN = "limits-test-token";
@@ -21,9 +23,10 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((a) => a.close()));
 });
 
-async function serve(opts: ApiOptions, answerLimits?: AnswerLimits, connectionLimits?: ConnectionLimits): Promise<RunningApi> {
+async function serve(opts: ApiOptions, answerLimits?: AnswerLimits, connectionLimits?: ConnectionLimits, prepare?: (b: MemoryBackend) => void): Promise<RunningApi> {
   const backend = new MemoryBackend();
   for (let i = 0; i < 3; i++) backend.mine();
+  prepare?.(backend);
   const api = await startApi(createApi(backend, { logger: silentLogger, ...opts }), { host: "127.0.0.1", port: 0, answerLimits, connectionLimits });
   running.push(api);
   return api;
@@ -38,8 +41,8 @@ afterEach(() => {
  * A socket that writes `count` requests in one go and never reads (a paused socket does not see
  * the server's reset: the server's counters tell when it closed the connection).
  */
-function pipeline(api: RunningApi, request: string, count: number): void {
-  const socket = net.connect(api.port, "127.0.0.1");
+function pipeline(api: RunningApi, request: string, count: number, localAddress?: string): void {
+  const socket = net.connect({ port: api.port, host: "127.0.0.1", localAddress });
   sockets.push(socket);
   socket.pause();
   socket.on("error", () => {});
@@ -78,7 +81,7 @@ describe("answer bounds per connection", () => {
   });
 
   it("closes a socket whose unread answers pass the byte bound, and releases what it held", async () => {
-    const limits: AnswerLimits = { maxPipelined: 100_000, maxPipelinedCost: 1e9, maxSocketBytes: 256 * 1024, maxClientBytes: 1 << 30, maxNodeBytes: 1 << 30, smallAnswerBytes: 64 * 1024 };
+    const limits: AnswerLimits = { maxPipelined: 100_000, maxPipelinedCost: 1e9, maxSocketBytes: 256 * 1024, maxClientBytes: 1 << 30, maxNodeBytes: 1 << 30, smallAnswerBytes: 64 * 1024, stallMs: 30_000 };
     const api = await serve({ rateLimit: false }, limits);
     // each answer is ~2 KB: the kernel's buffers take the first few megabytes, then answers queue
     pipeline(api, seqRequest, 20_000);
@@ -88,7 +91,7 @@ describe("answer bounds per connection", () => {
   });
 
   it("holds a client to its byte bound over all its sockets, but never refuses small answers", async () => {
-    const limits: AnswerLimits = { maxPipelined: 100_000, maxPipelinedCost: 1e9, maxSocketBytes: 1 << 30, maxClientBytes: 1024, maxNodeBytes: 1 << 30, smallAnswerBytes: 512 };
+    const limits: AnswerLimits = { maxPipelined: 100_000, maxPipelinedCost: 1e9, maxSocketBytes: 1 << 30, maxClientBytes: 1024, maxNodeBytes: 1 << 30, smallAnswerBytes: 512, stallMs: 30_000 };
     const api = await serve({ rateLimit: false }, limits);
     pipeline(api, seqRequest, 5_000);
     await closedByGuard(api);
@@ -122,6 +125,67 @@ describe("answer bounds per connection", () => {
     await waitFor("every late answer dropped", () => api.guard.stats.lateAnswers === clients, 5_000);
     expect(api.guard.stats.queuedBytes).toBe(0);
     expect((await fetch(`${api.url}/node/status`)).status).toBe(200);
+    expect(api.guard.stats.queuedBytes).toBe(0);
+  });
+});
+
+describe("answers that are not read", () => {
+  it("a socket whose answers the kernel takes nothing of for stallMs is closed, and what it held released", async () => {
+    const limits: AnswerLimits = { ...DEFAULT_ANSWER_LIMITS, maxPipelined: 100_000, maxPipelinedCost: 1e9, stallMs: 500 };
+    const api = await serve({ rateLimit: false }, limits);
+    // ~2 KB answers: the kernel's buffers take the first megabytes, the rest waits in the node
+    pipeline(api, seqRequest, 20_000);
+    await waitFor("answers queued", () => api.guard.stats.queuedBytes > 0, 10_000);
+    await waitFor("the stalled socket closed", () => api.guard.stats.stallClosed === 1, 10_000);
+    await waitFor("its answers released", () => api.guard.stats.queuedBytes === 0, 5_000);
+    expect(api.guard.stats.bytesClosed + api.guard.stats.pipelineClosed).toBe(0);
+  });
+
+  it("when a client that does not read holds the node's bound, another client's large answer makes it give way", async () => {
+    // a pool listing of ~1.2 MB; room for 48 MiB of answers in the node, 40 MiB per client
+    const limits: AnswerLimits = { ...DEFAULT_ANSWER_LIMITS, maxPipelinedCost: 1e9, maxSocketBytes: 64 << 20, maxClientBytes: 40 << 20, maxNodeBytes: 48 << 20 };
+    const api = await serve({ rateLimit: false }, limits, undefined, (b) => {
+      const kp = keyPairFromSeed(SEED_1);
+      const anchors = Array.from({ length: MAX_ANCHORS }, (_, i) => new Uint8Array(MAX_ANCHOR_BYTES).fill(255 - (i % 7)));
+      const fee = b.config.minFees.anchorBase + b.config.minFees.anchorPerItem * BigInt(MAX_ANCHORS);
+      for (let i = 0; i < 100; i++) {
+        const tx = signTx(createTx({ type: 15, timestamp: b.now + i, fee, senderPublicKey: kp.publicKey, anchors }, b.config.chainIdByte), kp);
+        b.pool.set(tx.id, tx);
+      }
+    });
+    // two addresses, three connections each, 16 listings a connection, never reading: the kernel
+    // takes a few megabytes a connection, the rest waits in the node
+    const listing = "GET /transactions/unconfirmed HTTP/1.1\r\nHost: x\r\n\r\n";
+    for (const from of ["127.0.0.1", "127.0.0.3"]) for (let i = 0; i < 3; i++) pipeline(api, listing, 16, from);
+    await waitFor("they hold most of the node's bound", () => api.guard.stats.queuedBytes > 32 << 20, 20_000);
+    // another client address (127.0.0.2) asks for a large answer: before, its socket was closed
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.get({ host: "127.0.0.1", port: api.port, path: "/transactions/unconfirmed", localAddress: "127.0.0.2", agent: false }, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on("error", reject);
+    });
+    expect(answer.status).toBe(200);
+    expect((JSON.parse(answer.body) as unknown[]).length).toBeGreaterThan(0);
+    expect(api.guard.stats.evicted).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a request pipelined behind an event stream closes the connection (its answer could never be sent)", async () => {
+    const api = await serve({ rateLimit: false });
+    const socket = net.connect(api.port, "127.0.0.1");
+    sockets.push(socket);
+    socket.on("error", () => {});
+    let seen = "";
+    socket.on("data", (d: Buffer) => (seen += d.toString("latin1")));
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    socket.write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
+    await waitFor("the stream opened", () => seen.includes("text/event-stream"), 5_000);
+    socket.write("GET /blocks/height HTTP/1.1\r\nHost: x\r\n\r\n");
+    await closed;
+    expect(api.guard.stats.pipelineClosed).toBe(1);
     expect(api.guard.stats.queuedBytes).toBe(0);
   });
 });
