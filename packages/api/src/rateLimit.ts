@@ -60,11 +60,19 @@ const MAX_CLIENTS = 100_000;
 export function createRateLimiter(windowMs: number, max: number, now: () => number = Date.now): RateLimiter {
   const windows = new Map<string, Window>();
   const policy = `${max};w=${Math.ceil(windowMs / 1000)}`;
+  // Windows are kept in the order they started (a renewed one is deleted and set again), which is
+  // the order they end: a sweep stops at the first that has not ended. When every window is live
+  // (a flood of distinct clients), the oldest 1 % go at once: a sweep that scanned all 100,000 to
+  // free one place cost ~1.5 ms for every new client (review of 2026-11-28, third session).
   const sweep = (t: number): void => {
-    for (const [k, w] of windows) if (w.resetAt <= t) windows.delete(k);
-    // still full (a flood of distinct clients): forget the oldest windows rather than grow
+    for (const [k, w] of windows) {
+      if (w.resetAt > t) break;
+      windows.delete(k);
+    }
+    if (windows.size < MAX_CLIENTS) return;
+    let drop = MAX_CLIENTS / 100;
     for (const k of windows.keys()) {
-      if (windows.size < MAX_CLIENTS) break;
+      if (drop-- <= 0) break;
       windows.delete(k);
     }
   };

@@ -56,4 +56,29 @@ describe("rate limiter", () => {
     expect(a.headers.get("ratelimit")).toBe("limit=1000, remaining=100, reset=10");
     expect(() => limit(a.req, a.res, 300)).toThrow(HttpError);
   });
+
+  it("tracks at most 100,000 clients: windows that ended go first, then the oldest live ones, a hundredth at once", () => {
+    let now = 0;
+    const limit = createRateLimiter(10_000, 1, () => now);
+    const ip = (i: number): string => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+    const first = fakeExchange(ip(0));
+    limit(first.req, first.res);
+    expect(() => limit(first.req, first.res)).toThrow(HttpError); // its budget of 1 is spent
+    for (let i = 1; i < 100_000; i++) {
+      const c = fakeExchange(ip(i));
+      limit(c.req, c.res);
+    }
+    // every window is live and the map is full: a new client makes the oldest thousand go
+    const late = fakeExchange(ip(100_000));
+    limit(late.req, late.res);
+    expect(() => limit(first.req, first.res)).not.toThrow(); // forgotten: a fresh window
+    const kept = fakeExchange(ip(50_000));
+    expect(() => limit(kept.req, kept.res)).toThrow(HttpError); // still counted
+    expect(() => limit(late.req, late.res)).toThrow(HttpError);
+    // once the windows have ended, a new client clears them rather than the live ones
+    now = 10_000;
+    const next = fakeExchange(ip(200_000));
+    limit(next.req, next.res);
+    expect(() => limit(next.req, next.res)).toThrow(HttpError);
+  });
 });
