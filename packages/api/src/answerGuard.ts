@@ -138,7 +138,8 @@ export class AnswerGuard {
   sweepStalls(): void {
     const now = this.now();
     for (const s of this.open) {
-      if (s.bytes <= 0 || s.socket.destroyed) {
+      // an event stream cuts itself when its client stops reading, with a final event saying why (sse.ts)
+      if (s.bytes <= 0 || s.streaming || s.socket.destroyed) {
         s.stalledSince = undefined;
         continue;
       }
