@@ -63,4 +63,19 @@ describe("EventLog", () => {
     expect(log.read(-1, 10)).toBe(log.read(-1, 10));
     expect(log.read(first.lastId, 10)!.lastId).toBe(5);
   });
+
+  it("hands the streams of one address reading from the same cursor one filtered chunk, scanned once", () => {
+    const log = new EventLog(100, 0);
+    for (let i = 0; i < 20; i++) log.emit("tx", { id: String(i) }, [i % 2 === 0 ? A : B]);
+    const forA = log.read(-1, 256, A)!;
+    expect(log.read(-1, 256, A)).toBe(forA);
+    const forB = log.read(-1, 256, B)!;
+    expect(forB).not.toBe(forA);
+    expect(text(forA.bytes).match(/^event: tx$/gm)).toHaveLength(10);
+    expect(text(forB.bytes)).not.toBe(text(forA.bytes));
+    // later events: a stream at the shared chunk's end reads on from there
+    log.emit("tx", { id: "20" }, [A]);
+    expect(text(log.read(forA.lastId, 256, A)!.bytes)).toContain('"id":"20"');
+    expect(log.read(forA.lastId, 256, B)!.bytes.length).toBe(0);
+  });
 });
