@@ -319,6 +319,16 @@ export class TxAdmission {
         for (const i of pooled) out[i] = asError(e);
       }
     }
+    // A client's transaction checked against blocks written while catching up (not fsynced) is
+    // answered once those are durable too: after a power cut the pool's reload would otherwise
+    // find it spending what no block brought any more, and drop it (only ever during catch-up)
+    if (sync && this.ledger.hasUndurableWrites && out.some((r) => r === "added" || r === "duplicate")) {
+      try {
+        await this.ledger.makeDurable();
+      } catch (e) {
+        for (let i = 0; i < out.length; i++) if (out[i] === "added" || out[i] === "duplicate") out[i] = asError(e);
+      }
+    }
     if (written) for (const a of added) if (stillPooled(a)) this.pool.notifyAdded(a.tx);
     this.pool.notifyRemoved(evicted);
     return out;

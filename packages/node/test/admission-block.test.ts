@@ -186,4 +186,26 @@ describe("admission after a block on the tip", () => {
       await node.stop();
     }
   });
+
+  it("answers a client's transaction that spends what a catch-up block brought only once that block is durable", async () => {
+    const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 100n]]), timestamp: Date.now() - 3_600_000 };
+    const node = await Node.start({ dataDir: join(tempDir(), "n"), genesis, api: false, p2p: false, generate: false, walletSeeds: [] }, silentLogger());
+    try {
+      const t = Date.now();
+      // fetched while catching up: written without fsync (ApplyBlockOptions.catchUp)
+      const fund = signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: 50n * TOKEN, timestamp: t });
+      expect((await node.chain.processBlock(nextBlock(node, gen, [fund]), "sync")).status).toBe("applied");
+      expect(node.ledger.hasUndurableWrites).toBe(true);
+      // a gossiped transaction is acknowledged to no one: it does not wait for the barrier
+      const relayed = signed(alice, { type: 4, fee: FEE, recipient: carol.address, amount: 1n, timestamp: t + 1 });
+      expect(await node.admission.addMany([relayed], { sync: false, local: false })).toEqual(["added"]);
+      expect(node.ledger.hasUndurableWrites).toBe(true);
+      // bob spends what that block brought him: his 200 comes once the block is durable
+      const spend = signed(bob, { type: 4, fee: FEE, recipient: carol.address, amount: 10n * TOKEN, timestamp: t + 2 });
+      await node.submit(spend);
+      expect(node.ledger.hasUndurableWrites).toBe(false);
+    } finally {
+      await node.stop();
+    }
+  });
 });

@@ -625,6 +625,23 @@ export class Ledger {
     }
   }
 
+  /** Whether blocks were written without fsync (catch-up) and not yet made durable (see makeDurable). */
+  get hasUndurableWrites(): boolean {
+    return this.undurable;
+  }
+
+  /**
+   * Makes the catch-up blocks written without fsync durable now (the barrier): for a caller about
+   * to acknowledge something checked against the state they made (a client's transaction that
+   * spends what such a block brought), which a power cut must not take from under it.
+   */
+  makeDurable(): Promise<void> {
+    return this.serial.run(async () => {
+      this.assertOpen();
+      if (this.undurable) await this.barrier();
+    });
+  }
+
   /**
    * Makes every write so far durable: LevelDB's compaction of a range starts by moving the
    * memtable (all writes since the last flush, whichever log files hold them) into a table file,
