@@ -185,6 +185,21 @@ describe("the web page in a browser", () => {
     expect(await page.textContent("#result-height")).toBe(group(anchorHeight));
   });
 
+  it("a link whose argument is not an id, a height or an address is no page: the page fetches nothing of its choosing", async () => {
+    // (and the page refuses to be framed by older browsers too)
+    const home = await page.goto(`${base}/`);
+    expect(home?.headers()["x-frame-options"]).toBe("DENY");
+    const fetched: string[] = [];
+    const onRequest = (r: { url(): string }): void => void fetched.push(r.url());
+    page.on("request", onRequest);
+    // ..\..\..\transactions\unconfirmed? … would resolve to another route of the node
+    await page.goto(`${base}/#/address/..%5C..%5C..%5Ctransactions%5Cunconfirmed%3F%20Your%20node%20needs%20an%20update`);
+    await expect.poll(() => page.textContent("main h1")).toBe("Not found");
+    expect(await page.textContent("main")).toContain("No such page");
+    page.off("request", onRequest);
+    expect(fetched.filter((u) => u.includes("unconfirmed"))).toEqual([]);
+  });
+
   it("verify: a dropped file that was anchored is verified in the page, with its height", async () => {
     await page.goto(`${base}/#/verify`);
     await page.waitForSelector("label.drop");

@@ -15,11 +15,14 @@
  *   flood by others never stops `/node/status`);
  * - a socket whose queue is already past its bound when a new request arrives is closed before
  *   any work is done for that request;
- * - a socket holding answers that the kernel has taken nothing of for `stallMs` is closed (a
- *   client that never reads held its answers, and with four addresses the node's bound, for as
- *   long as it stayed: every large answer was then refused to everyone);
- * - when a large answer would pass the node's bound, the client holding the most (more than this
- *   one would) gives way: its sockets holding answers are closed, and the answer is queued;
+ * - a socket with answers outstanding of which the kernel has taken nothing for `stallMs` is
+ *   closed (a client that never reads held its answers, and with four addresses the node's bound,
+ *   for as long as it stayed: every large answer was then refused to everyone); one that reads,
+ *   however slowly, is not;
+ * - when a large answer would pass the node's bound, the stalled sockets (nothing taken since the
+ *   last sweep) of the clients holding more than this one would are closed, the largest holder
+ *   first, and the answer is queued if that made room: a client that reads is never closed for
+ *   another's answer;
  * - a request pipelined behind an event stream closes the socket: its answer could never be sent
  *   (the stream does not end), and it held its bytes for as long as the stream lived.
  *
@@ -66,6 +69,17 @@ export const DEFAULT_ANSWER_LIMITS: AnswerLimits = Object.freeze({
 /** How often sockets holding answers are looked at for stalls (ms). */
 const STALL_SWEEP_MS = 5_000;
 
+/**
+ * Where a socket's writes stand: what Node has handed to libuv and not yet seen finish, and what
+ * libuv still holds of it. A large answer is one write, which finishes only once the kernel took
+ * all of it; libuv's queue shrinks as the kernel takes its bytes, so a client that reads slowly
+ * moves this too.
+ */
+export function progressOf(socket: Socket): string {
+  const handle = (socket as unknown as { _handle?: { writeQueueSize?: number } })._handle;
+  return `${(socket.bytesWritten ?? 0) - socket.writableLength}:${handle?.writeQueueSize ?? 0}`;
+}
+
 interface SocketState {
   readonly socket: Socket;
   readonly client: string;
@@ -74,9 +88,9 @@ interface SocketState {
   bytes: number;
   /** Carries an event stream: nothing pipelined after it can be answered. */
   streaming: boolean;
-  /** What the kernel had taken of the socket's writes when a sweep first saw it holding answers without progress. */
-  taken: number;
-  /** When a sweep first saw it holding answers at `taken` (undefined: not holding, or progressing). */
+  /** Where its writes stood (`progressOf`) when a sweep last saw them move. */
+  progress: string;
+  /** Since when a sweep has seen it with answers outstanding and its writes at `progress` (undefined: nothing outstanding). */
   stalledSince: number | undefined;
 }
 
@@ -86,26 +100,31 @@ export interface AnswerGuardStats {
   bytesClosed: number;
   /** Sockets closed because the kernel took nothing of their answers for `stallMs`. */
   stallClosed: number;
-  /** Sockets of the client holding the most closed to make room for another client's large answer. */
+  /** Stalled sockets closed to make room for another client's large answer. */
   evicted: number;
+  /** Sockets the last sweep found with answers outstanding and nothing taken since the sweep before. */
+  stalled: number;
   queuedBytes: number;
   /** Answers not written because their socket had closed first (the client went away while the work ran). */
   lateAnswers: number;
 }
 
 export class AnswerGuard {
-  readonly stats: AnswerGuardStats = { pipelineClosed: 0, bytesClosed: 0, stallClosed: 0, evicted: 0, queuedBytes: 0, lateAnswers: 0 };
+  readonly stats: AnswerGuardStats = { pipelineClosed: 0, bytesClosed: 0, stallClosed: 0, evicted: 0, stalled: 0, queuedBytes: 0, lateAnswers: 0 };
   private readonly sockets = new WeakMap<Socket, SocketState>();
   /** Every open socket's state, for the stall sweep and evictions (bounded by the connection guard). */
   private readonly open = new Set<SocketState>();
   private readonly clientBytes = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly sweepMs: number;
 
   constructor(
     readonly limits: AnswerLimits = DEFAULT_ANSWER_LIMITS,
     private readonly now: () => number = Date.now,
   ) {
-    this.sweeper = setInterval(() => this.sweepStalls(), Math.min(STALL_SWEEP_MS, limits.stallMs));
+    // at least three sweeps a stall: a socket is seen stalled (and may be evicted) before it is cut
+    this.sweepMs = Math.min(STALL_SWEEP_MS, limits.stallMs / 3);
+    this.sweeper = setInterval(() => this.sweepStalls(), this.sweepMs);
     this.sweeper.unref();
   }
 
@@ -117,7 +136,7 @@ export class AnswerGuard {
   private stateOf(socket: Socket): SocketState {
     let s = this.sockets.get(socket);
     if (s === undefined) {
-      const state: SocketState = { socket, client: socketClientKey(socket), pending: 0, cost: 0, bytes: 0, streaming: false, taken: 0, stalledSince: undefined };
+      const state: SocketState = { socket, client: socketClientKey(socket), pending: 0, cost: 0, bytes: 0, streaming: false, progress: "", stalledSince: undefined };
       s = state;
       this.sockets.set(socket, state);
       this.open.add(state);
@@ -131,27 +150,35 @@ export class AnswerGuard {
   }
 
   /**
-   * Closes the sockets that held answers through a whole `stallMs` while the kernel took none of
-   * their bytes (their client does not read). Progress is what the kernel took (bytes written
-   * less those still queued in Node), so a stream or a large answer that a client reads slowly lives on.
+   * Closes the sockets that had answers outstanding through a whole `stallMs` while the kernel
+   * took none of their bytes (their client does not read). Answers outstanding: bytes reserved
+   * or requests admitted and not finished (an answer written without a reservation, such as the
+   * docs UI's files, holds its request). Event streams cut themselves (sse.ts).
    */
   sweepStalls(): void {
     const now = this.now();
+    let stalled = 0;
     for (const s of this.open) {
-      // an event stream cuts itself when its client stops reading, with a final event saying why (sse.ts)
-      if (s.bytes <= 0 || s.streaming || s.socket.destroyed) {
+      if ((s.bytes <= 0 && s.pending <= 0) || s.streaming || s.socket.destroyed) {
         s.stalledSince = undefined;
         continue;
       }
-      const taken = (s.socket.bytesWritten ?? 0) - s.socket.writableLength;
-      if (s.stalledSince === undefined || taken !== s.taken) {
-        s.taken = taken;
+      const progress = progressOf(s.socket);
+      if (s.stalledSince === undefined || progress !== s.progress) {
+        s.progress = progress;
         s.stalledSince = now;
       } else if (now - s.stalledSince >= this.limits.stallMs) {
         this.stats.stallClosed++;
         this.drop(s);
-      }
+      } else stalled++;
     }
+    this.stats.stalled = stalled;
+  }
+
+  /** Whether the socket's writes have not moved since the last sweep saw them (a full sweep ago or more). */
+  private stalled(s: SocketState, now: number): boolean {
+    // (half a sweep's interval: the timer may fire a little early)
+    return s.stalledSince !== undefined && now - s.stalledSince >= this.sweepMs / 2 && progressOf(s.socket) === s.progress;
   }
 
   /** Closes a socket and gives back at once what it held (its "close" comes a tick later). */
@@ -161,27 +188,24 @@ export class AnswerGuard {
   }
 
   /**
-   * Room for `bytes` more in the node's bound, made by closing the answer-holding sockets of the
-   * client that holds the most, if it holds more than `client` would with them: true when there
-   * is room now.
+   * Room for `bytes` more in the node's bound, made by closing stalled sockets (see `stalled`) of
+   * the clients holding more than `client` would with them, the largest holder first: true when
+   * there is room now.
    */
   private makeRoom(client: string, bytes: number): boolean {
-    let top: string | undefined;
-    let most = 0;
-    for (const [c, held] of this.clientBytes) {
-      if (held > most) {
-        most = held;
-        top = c;
+    const now = this.now();
+    const mine = (this.clientBytes.get(client) ?? 0) + bytes;
+    const holders = [...this.clientBytes].filter(([c, held]) => c !== client && held > mine).sort((a, b) => b[1] - a[1]);
+    for (const [holder] of holders) {
+      for (const s of this.open) {
+        if (s.client === holder && s.bytes > 0 && !s.socket.destroyed && this.stalled(s, now)) {
+          this.stats.evicted++;
+          this.drop(s);
+        }
       }
+      if (this.stats.queuedBytes + bytes <= this.limits.maxNodeBytes) return true;
     }
-    if (top === undefined || top === client || most <= (this.clientBytes.get(client) ?? 0) + bytes) return false;
-    for (const s of this.open) {
-      if (s.client === top && s.bytes > 0 && !s.socket.destroyed) {
-        this.stats.evicted++;
-        this.drop(s);
-      }
-    }
-    return this.stats.queuedBytes + bytes <= this.limits.maxNodeBytes;
+    return false;
   }
 
   /**

@@ -146,6 +146,17 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
     sendJson(res, status, body);
   };
 
+  /** Whether `req` may see what belongs to the node's operator (RouteContext.operator). */
+  const operatorMay = (req: IncomingMessage): boolean => {
+    if (tokenRequired) return true;
+    try {
+      checkLocalOrigin(req);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
   /** One route, from either path: token, rate limit, body, handler, reply; errors answered here. */
   const serveRoute = (route: RouteDef, req: IncomingMessage, res: ServerResponse, params: Record<string, string>): void => {
     const headers = new ReplyHeaders();
@@ -182,12 +193,12 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
           .then((body) => {
             // several lookups in one body weigh in the read budget as that many requests would
             if (route.bodyCost !== undefined && limiters) limiters.read(req, headers, (readCharged = costOf(route.bodyCost(body))));
-            return route.handler({ backend, params, body, req });
+            return route.handler({ backend, params, body, req, operator: () => operatorMay(req) });
           })
           .then(answer, (e: unknown) => fail(req, res, e, headers));
         return;
       }
-      const reply = route.handler({ backend, params, body: undefined, req });
+      const reply = route.handler({ backend, params, body: undefined, req, operator: () => operatorMay(req) });
       if (reply instanceof Promise) reply.then(answer, (e: unknown) => fail(req, res, e, headers));
       else answer(reply);
     } catch (e) {

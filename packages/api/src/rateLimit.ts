@@ -39,7 +39,7 @@ export interface HeaderSink {
 export type RateLimiter = (req: IncomingMessage, headers: HeaderSink, cost?: number, refuse?: boolean) => void;
 
 /** The three budgets of `opts`. */
-export function createRateLimiters(opts: RateLimitOptions, now: () => number = Date.now): { write: RateLimiter; read: RateLimiter; authFailure: RateLimiter } {
+export function createRateLimiters(opts: RateLimitOptions, now: () => number = monotonicNow): { write: RateLimiter; read: RateLimiter; authFailure: RateLimiter } {
   const d = DEFAULT_RATE_LIMIT;
   return {
     write: createRateLimiter(opts.windowMs, opts.max, now),
@@ -53,11 +53,14 @@ interface Window {
   readonly resetAt: number;
 }
 
+/** A clock that never steps back (the sweep relies on windows ending in the order they start). */
+const monotonicNow = (): number => performance.now();
+
 /** At most this many clients are tracked; past it, windows that ended are dropped first. */
 const MAX_CLIENTS = 100_000;
 
 /** One budget: `max` units per client per `windowMs`. */
-export function createRateLimiter(windowMs: number, max: number, now: () => number = Date.now): RateLimiter {
+export function createRateLimiter(windowMs: number, max: number, now: () => number = monotonicNow): RateLimiter {
   const windows = new Map<string, Window>();
   const policy = `${max};w=${Math.ceil(windowMs / 1000)}`;
   // Windows are kept in the order they started (a renewed one is deleted and set again), which is

@@ -15,6 +15,12 @@ export interface RouteContext {
   /** Parsed JSON body (routes that declare one), exact big integers as bigint. */
   readonly body: JsonValue | undefined;
   readonly req: IncomingMessage;
+  /**
+   * Whether the request may see what belongs to the node's operator (its wallet's addresses): a
+   * token is configured (the node may then listen anywhere, and its status is open as on LTO), or
+   * the request comes from this machine's own tools and pages (`checkLocalOrigin`).
+   */
+  readonly operator: () => boolean;
 }
 
 export interface JsonReply {

@@ -82,6 +82,8 @@ export function webAppHandler(dir: string | undefined): (req: IncomingMessage, r
     res.setHeader("Vary", "Accept-Encoding");
     res.setHeader("X-Content-Type-Options", "nosniff");
     res.setHeader("Content-Security-Policy", CSP);
+    // frame-ancestors 'none' says it for current browsers; older ones read only this
+    res.setHeader("X-Frame-Options", "DENY");
     res.setHeader("Referrer-Policy", "no-referrer");
     if (gz) res.setHeader("Content-Encoding", "gzip");
     res.end(req.method === "HEAD" ? undefined : body);

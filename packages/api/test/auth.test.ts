@@ -173,5 +173,15 @@ describe("wallet routes of a node without a token, from web pages", () => {
     for (const headers of served) expect((await browserRequest(t, "GET", "/wallet/addresses", "", headers)).status, JSON.stringify(headers)).toBe(200);
     // with a token the node may listen on any interface, and the route is open as on LTO
     expect((await tokened.get("/wallet/addresses", { origin: "https://explorer.example" })).status).toBe(200);
+    // nor does the node's status name them to another site's page (its generating and anchoring accounts)
+    const named = (r: { text: string }): boolean => r.text.includes(ADDRESS_1);
+    for (const headers of refused) {
+      const st = await browserRequest(t, "GET", "/node/status", "", headers);
+      expect(st.status, JSON.stringify(headers)).toBe(200);
+      expect(named(st), JSON.stringify(headers)).toBe(false);
+      expect(JSON.parse(st.text)).toMatchObject({ blockchainHeight: expect.any(Number) });
+    }
+    for (const headers of served) expect(named(await browserRequest(t, "GET", "/node/status", "", headers)), JSON.stringify(headers)).toBe(true);
+    expect(named(await browserRequest(tokened, "GET", "/node/status", "", { origin: "https://explorer.example" }))).toBe(true);
   });
 });

@@ -9,7 +9,7 @@ import { base58Encode, keyPairFromSeed } from "@anchord/crypto";
 import { MAX_ANCHORS, MAX_ANCHOR_BYTES, createTx, signTx } from "@anchord/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApi, silentLogger, startApi, type ApiOptions, type ConnectionLimits, type RunningApi } from "../src/index.js";
-import { DEFAULT_ANSWER_LIMITS, type AnswerLimits } from "../src/answerGuard.js";
+import { DEFAULT_ANSWER_LIMITS, progressOf, type AnswerLimits } from "../src/answerGuard.js";
 import { OPENAPI_PATH } from "../src/docsUi.js";
 import { READ_COST, answerReadCost } from "../src/params.js";
 import { ADDRESS_1, MemoryBackend, SEED_1 } from "./memoryBackend.js";
@@ -143,7 +143,7 @@ describe("answers that are not read", () => {
 
   it("when a client that does not read holds the node's bound, another client's large answer makes it give way", async () => {
     // a pool listing of ~1.2 MB; room for 48 MiB of answers in the node, 40 MiB per client
-    const limits: AnswerLimits = { ...DEFAULT_ANSWER_LIMITS, maxPipelinedCost: 1e9, maxSocketBytes: 64 << 20, maxClientBytes: 40 << 20, maxNodeBytes: 48 << 20 };
+    const limits: AnswerLimits = { ...DEFAULT_ANSWER_LIMITS, maxPipelinedCost: 1e9, maxSocketBytes: 64 << 20, maxClientBytes: 40 << 20, maxNodeBytes: 48 << 20, stallMs: 3_000 };
     const api = await serve({ rateLimit: false }, limits, undefined, (b) => {
       const kp = keyPairFromSeed(SEED_1);
       const anchors = Array.from({ length: MAX_ANCHORS }, (_, i) => new Uint8Array(MAX_ANCHOR_BYTES).fill(255 - (i % 7)));
@@ -158,6 +158,8 @@ describe("answers that are not read", () => {
     const listing = "GET /transactions/unconfirmed HTTP/1.1\r\nHost: x\r\n\r\n";
     for (const from of ["127.0.0.1", "127.0.0.3"]) for (let i = 0; i < 3; i++) pipeline(api, listing, 16, from);
     await waitFor("they hold most of the node's bound", () => api.guard.stats.queuedBytes > 32 << 20, 20_000);
+    // a sweep has seen them take nothing since the one before (only such sockets give way)
+    await waitFor("seen stalled", () => api.guard.stats.stalled > 0, 10_000);
     // another client address (127.0.0.2) asks for a large answer: before, its socket was closed
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = http.get({ host: "127.0.0.1", port: api.port, path: "/transactions/unconfirmed", localAddress: "127.0.0.2", agent: false }, (res) => {
@@ -187,6 +189,37 @@ describe("answers that are not read", () => {
     await closed;
     expect(api.guard.stats.pipelineClosed).toBe(1);
     expect(api.guard.stats.queuedBytes).toBe(0);
+  });
+});
+
+describe("what counts as a client reading", () => {
+  it("a slow reader of one large write moves the socket's progress, though the write has not finished", async () => {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    try {
+      const accepted = new Promise<net.Socket>((resolve) => server.once("connection", resolve));
+      const client = net.connect((server.address() as net.AddressInfo).port, "127.0.0.1");
+      sockets.push(client);
+      client.pause();
+      const side = await accepted;
+      sockets.push(side);
+      side.write(Buffer.alloc(64 << 20)); // one write, far larger than the kernel's buffers
+      const before = progressOf(side);
+      const finishedBefore = side.bytesWritten - side.writableLength;
+      let got = 0;
+      client.on("data", (d: Buffer) => {
+        got += d.length;
+        if (got >= 8 << 20) client.pause();
+      });
+      client.resume();
+      await waitFor("the client read 8 MiB", () => got >= 8 << 20, 10_000);
+      await waitFor("progress moved", () => progressOf(side) !== before, 5_000);
+      // what Node counts as finished has not moved: the write is still under way
+      expect(side.writableLength).toBeGreaterThan(0);
+      expect(side.bytesWritten - side.writableLength).toBe(finishedBefore);
+    } finally {
+      server.close();
+    }
   });
 });
 

@@ -366,7 +366,15 @@ export class MemoryBackend implements ApiBackend {
   }
   status(): NodeStatus {
     const h = this.blocks.length;
-    return { blockchainHeight: h, stateHeight: h, updatedTimestamp: this.blocks.at(-1)!.timestamp, peers: this.peerList.length };
+    // the node's own fields that name its wallet's addresses (left out for other sites' pages)
+    return {
+      blockchainHeight: h,
+      stateHeight: h,
+      updatedTimestamp: this.blocks.at(-1)!.timestamp,
+      peers: this.peerList.length,
+      generator: { accounts: [{ address: ADDRESS_1 }] },
+      anchoringAccount: ADDRESS_1,
+    };
   }
   version(): string {
     return "anchord v0.1.0-test";

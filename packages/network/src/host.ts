@@ -62,6 +62,8 @@ export const GOSSIP_DECODE_LIMITS = Object.freeze({
  * bounded by this; of its addresses it keeps only those the node may dial (dialPolicy.ts).
  */
 export const IDENTIFY_MAX_MESSAGE_BYTES = 4 * 1024;
+/** Connections libp2p itself allows beyond `maxConnections` (see createHost's connectionManager). */
+const LIBP2P_HEADROOM = 16;
 /** Yamux streams per connection, each direction. */
 const YAMUX_MAX_STREAMS = 256;
 
@@ -178,10 +180,13 @@ export async function createHost(init: HostInit): Promise<Host> {
       listen: [`/${listenProto}/${opts.listenHost}/tcp/${opts.listenPort}`],
       ...(opts.announceHost === undefined ? {} : { announceFilter: announceFilter(opts.announceHost) }),
     },
-    transports: [tcp({ maxConnections: opts.maxConnections + 10 })],
+    transports: [tcp({ maxConnections: opts.maxConnections + LIBP2P_HEADROOM + 10 })],
     connectionEncrypters: [noise()],
     streamMuxers: muxers,
-    connectionManager: { maxConnections: opts.maxConnections, dialTimeout: DIAL_TIMEOUT_MS },
+    // libp2p refuses every inbound connection at its own maximum, before the gater is asked: set
+    // above ours, so that the gater decides (inboundSlots.ts) even when the node's own dials have
+    // taken it to maxConnections
+    connectionManager: { maxConnections: opts.maxConnections + LIBP2P_HEADROOM, dialTimeout: DIAL_TIMEOUT_MS },
     connectionGater: {
       denyInboundConnection: (maConn) => denyInbound(maConn.remoteAddr),
       denyDialMultiaddr: (addr) => !init.dialPolicy.allows(addr),

@@ -3,9 +3,9 @@
  * connection at `maxConnections`, so a few hosts holding `maxConnectionsPerHost` each (4 × 32
  * fill 100) would keep every new peer out for as long as they stay. Instead, when the inbound
  * slots are full, a newcomer from a host holding fewer connections takes the place of the newest
- * inbound connection of the host that holds the most (by at least two more than the newcomer's
- * would then have): slots converge to an equal share per host, and a host at its share is refused
- * as before. Long-lived connections are kept over young ones; the node's own dials are never
+ * inbound connection of the host that holds the most (if it holds at least two more than the
+ * newcomer's host holds now): slots converge to an equal share per host, and a host at its share
+ * is refused as before. Long-lived connections are kept over young ones; the node's own dials are never
  * evicted, and `OUTBOUND_RESERVE` slots stay free of inbound connections for them. A host makes
  * room this way at most once per `EVICTION_COOLDOWN_MS`: the decision is taken before the
  * newcomer's handshake, and one that then hangs up and comes back must not churn the peers of a
@@ -52,7 +52,7 @@ export function inboundDecision(
   const inboundSlots = Math.max(1, limits.maxConnections - OUTBOUND_RESERVE);
   if (open.length < inboundSlots) return { admit: true };
   // full: the host with the most inbound connections gives up its newest, if it holds at least
-  // two more than the newcomer's host would hold with this one (else the newcomer is at its share)
+  // two more than the newcomer's host holds now (else the newcomer is at its share)
   const inboundOf = new Map<string, number[]>();
   open.forEach((c, i) => {
     if (!c.inbound || c.host === undefined) return;

@@ -57,8 +57,9 @@ export interface ApplyBlockOptions {
    * Write this block's batch without fsync (default: fsynced, as every ledger write): for blocks
    * fetched while catching up, which a power cut may lose and the node then fetches again. One
    * fsync per block made `npm run bench`'s sync scenario ~17 % slower here. The next durable
-   * write makes such blocks durable first (`write`: a barrier). A power cut during catch-up can
-   * still leave the ledger with a hole (docs/storage.md). Never for a block that includes
+   * write makes such blocks durable first (`write`: a barrier), as does every 1,000th. A power
+   * cut during catch-up can still leave the ledger with a hole, which the open finds
+   * (docs/storage.md). Never for a block that includes
    * something the caller then forgets (the pool's transactions: were the block lost after that,
    * an acknowledged transaction would be in neither).
    */
@@ -97,6 +98,13 @@ export interface AnchorLocation {
 const HEADER_CACHE = 2000;
 /** The empty key range `barrier` compacts (no bucket has prefix 0xff). */
 const BARRIER_KEY = new Uint8Array([0xff, 0xff, 0xff, 0xff]);
+/**
+ * Catch-up blocks written without fsync between two barriers: fewer than the headers the open
+ * checks (HEADER_CACHE), so that a hole a power cut leaves is always found.
+ */
+const MAX_UNDURABLE_WRITES = 1_000;
+/** `makeDurable` runs a barrier at most this often (ms). */
+const MIN_BARRIER_GAP_MS = 1_000;
 const TRUSTED = { maxBytes: Number.MAX_SAFE_INTEGER, maxTransactions: Number.MAX_SAFE_INTEGER };
 
 function headerOnly(b: BlockHeader): BlockHeader {
@@ -134,6 +142,11 @@ export class Ledger {
   private failure: AnchordError | undefined;
   /** Writes were made without fsync since the last durable point (see write()). */
   private undurable = false;
+  /** Writes made without fsync since then (see write(): a barrier every `MAX_UNDURABLE_WRITES`). */
+  private undurableWrites = 0;
+  /** The barrier `makeDurable` callers share, and when the last one ended (see makeDurable). */
+  private durableSoon: Promise<void> | undefined;
+  private lastBarrierAt = 0;
 
   private constructor(
     private readonly db: Db,
@@ -605,7 +618,9 @@ export class Ledger {
    * keep this write and lose an earlier block (a hole: a ledger that does not open).
    */
   private async write(ops: BatchOp[], durable = true): Promise<void> {
-    if (durable && this.undurable) await this.barrier();
+    // a barrier now and then while catching up too: what a power cut can take then stays within
+    // the last MAX_UNDURABLE_WRITES blocks, which the open checks (loadHeaders: a hole is found)
+    if (this.undurable && (durable || this.undurableWrites >= MAX_UNDURABLE_WRITES)) await this.barrier();
     const batch = this.db.batch();
     try {
       for (const op of ops) {
@@ -617,7 +632,10 @@ export class Ledger {
       throw storageError(e, "preparing a ledger write failed");
     }
     try {
-      if (!durable) this.undurable = true;
+      if (!durable) {
+        this.undurable = true;
+        this.undurableWrites++;
+      }
       await batch.write({ sync: durable });
     } catch (e) {
       this.failure = storageError(e, "writing to the ledger failed");
@@ -636,22 +654,35 @@ export class Ledger {
    * spends what such a block brought), which a power cut must not take from under it.
    */
   makeDurable(): Promise<void> {
-    return this.serial.run(async () => {
-      this.assertOpen();
-      if (this.undurable) await this.barrier();
-    });
+    if (!this.undurable) return Promise.resolve();
+    // callers share one barrier, at most one a second: each flushes the memtable into a small
+    // table file, and clients re-sending a pooled transaction must not force one per block
+    this.durableSoon ??= (async () => {
+      const wait = this.lastBarrierAt + MIN_BARRIER_GAP_MS - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      await this.serial.run(async () => {
+        this.assertOpen();
+        if (this.undurable) await this.barrier();
+      });
+    })().finally(() => (this.durableSoon = undefined));
+    return this.durableSoon;
   }
 
   /**
    * Makes every write so far durable: LevelDB's compaction of a range starts by moving the
    * memtable (all writes since the last flush, whichever log files hold them) into a table file,
    * fsynced with the manifest, and waits for it. The range is one key no bucket uses, so nothing
-   * else is compacted. Once per catch-up, not per block.
+   * else is compacted.
    */
   private async barrier(): Promise<void> {
     try {
       await this.db.compactRange(BARRIER_KEY, BARRIER_KEY);
+      // compactRange reports no failure (LevelDB ignores the flush's status); the next write
+      // returns LevelDB's stored background error, so a synced one tells whether it happened
+      await this.db.del(BARRIER_KEY, { sync: true });
       this.undurable = false;
+      this.undurableWrites = 0;
+      this.lastBarrierAt = performance.now();
     } catch (e) {
       this.failure = storageError(e, "making the ledger's earlier writes durable failed");
       throw this.failure;

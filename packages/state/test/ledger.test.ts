@@ -390,6 +390,25 @@ describe("Ledger: what a power cut could take", () => {
     expect(again.height).toBe(9);
   });
 
+  it("catching up, every 1,000th block first makes the ones before it durable (a hole stays within the headers the open checks)", async () => {
+    const { ledger, dir } = await fresh();
+    for (let i = 0; i < 1_000; i++) await ledger.applyBlock(nextBlock(ledger, [], gen), { catchUp: true });
+    expect(tables(dir)).toBe(0);
+    await ledger.applyBlock(nextBlock(ledger, [], gen), { catchUp: true });
+    expect(tables(dir)).toBe(1);
+    expect(ledger.hasUndurableWrites).toBe(true); // the 1,001st itself is not durable yet
+  });
+
+  it("makeDurable: callers at once share one barrier", async () => {
+    const { ledger, dir } = await fresh();
+    await ledger.applyBlock(nextBlock(ledger, [transfer(alice, bob, 1n)], gen), { catchUp: true });
+    await Promise.all([ledger.makeDurable(), ledger.makeDurable(), ledger.makeDurable()]);
+    expect(tables(dir)).toBe(1);
+    expect(ledger.hasUndurableWrites).toBe(false);
+    await ledger.makeDurable(); // nothing to make durable: nothing done
+    expect(tables(dir)).toBe(1);
+  });
+
   it("a clean close makes catch-up blocks durable", async () => {
     const { ledger, dir } = await fresh();
     await ledger.applyBlock(nextBlock(ledger, [transfer(alice, bob, 1n)], gen), { catchUp: true });

@@ -19,11 +19,14 @@ const main = document.getElementById("main")!;
 let cleanup: Cleanup | undefined;
 let generation = 0;
 
+// A route's argument goes into the API paths the page fetches: letters and digits only (heights,
+// base58 ids and addresses), so that a crafted link cannot make the page fetch another route
+// (`..\`, `?`) and show its answer under a heading of the link's choosing
 const routes: [RegExp, Page][] = [
   [/^\/?$/, homePage],
-  [/^\/block\/([^/]+)$/, blockPage],
-  [/^\/tx\/([^/]+)$/, txPage],
-  [/^\/address\/([^/]+)$/, addressPage],
+  [/^\/block\/([0-9A-Za-z]+)$/, blockPage],
+  [/^\/tx\/([0-9A-Za-z]+)$/, txPage],
+  [/^\/address\/([0-9A-Za-z]+)$/, addressPage],
   [/^\/verify(?:\/([^/]*))?$/, verifyPage],
   [/^\/anchor$/, anchorPage],
   [/^\/search\/(.+)$/, searchPage],

@@ -2,6 +2,9 @@
 import { json, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 
+/** Fields of the node's status that name its wallet's addresses (left out for other sites' pages). */
+const OPERATOR_STATUS_FIELDS = ["generator", "anchoringAccount"] as const;
+
 export const nodeRoutes: RouteDef[] = [
   {
     method: "get",
@@ -9,6 +12,7 @@ export const nodeRoutes: RouteDef[] = [
     operationId: "nodeStatus",
     tag: "node",
     summary: "Node status (200 once the node serves requests)",
+    description: "Without an API token, `generator` and `anchoringAccount` (they name the wallet's addresses) are left out of answers to requests from other sites' pages or under another Host.",
     responses: {
       200: {
         description: "Heights and the time of the last block",
@@ -16,9 +20,13 @@ export const nodeRoutes: RouteDef[] = [
         example: { blockchainHeight: 12, stateHeight: 12, updatedTimestamp: 1700000720000, updatedDate: "2023-11-14T22:25:20.000Z" },
       },
     },
-    handler: ({ backend }) => {
-      const { blockchainHeight, stateHeight, updatedTimestamp, ...rest } = backend.status();
+    handler: ({ backend, operator }) => {
+      const { blockchainHeight, stateHeight, updatedTimestamp, ...status } = backend.status();
+      const rest: Record<string, unknown> = { ...status };
       const updatedDate = typeof rest["updatedDate"] === "string" ? rest["updatedDate"] : new Date(updatedTimestamp).toISOString();
+      // the wallet's addresses (the generating accounts, the anchoring account) tell whose node
+      // this is: not to another site's page, as GET /wallet/addresses (RouteDef.operatorRead)
+      if (!operator()) for (const k of OPERATOR_STATUS_FIELDS) delete rest[k];
       return json({ blockchainHeight, stateHeight, updatedTimestamp, updatedDate, ...rest });
     },
   },
