@@ -57,7 +57,16 @@ describe("blocks and node information", () => {
     const r = await t.get("/node/status");
     expect(r.status).toBe(200);
     const ts = t.backend.blocks[2]!.timestamp;
-    expect(r.json).toEqual({ blockchainHeight: 3, stateHeight: 3, updatedTimestamp: ts, peers: 1, updatedDate: new Date(ts).toISOString() });
+    expect(r.json).toEqual({
+      blockchainHeight: 3,
+      stateHeight: 3,
+      updatedTimestamp: ts,
+      peers: 1,
+      updatedDate: new Date(ts).toISOString(),
+      // this machine's own client: the wallet's accounts are named (auth.test.ts: not to other sites)
+      generator: { accounts: [{ address: ADDRESS_1 }] },
+      anchoringAccount: ADDRESS_1,
+    });
   });
 
   it("GET /node/version, /peers/connected, /wallet/addresses", async () => {
