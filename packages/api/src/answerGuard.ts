@@ -196,12 +196,18 @@ export class AnswerGuard {
     const now = this.now();
     const mine = (this.clientBytes.get(client) ?? 0) + bytes;
     const holders = [...this.clientBytes].filter(([c, held]) => c !== client && held > mine).sort((a, b) => b[1] - a[1]);
-    for (const [holder] of holders) {
-      for (const s of this.open) {
-        if (s.client === holder && s.bytes > 0 && !s.socket.destroyed && this.stalled(s, now)) {
-          this.stats.evicted++;
-          this.drop(s);
-        }
+    if (holders.length === 0) return false;
+    // one pass over the sockets (not one per holder: thousands of holders times thousands of sockets)
+    const rank = new Map(holders.map(([c], i) => [c, i]));
+    const stalledOf: SocketState[][] = holders.map(() => []);
+    for (const s of this.open) {
+      const i = rank.get(s.client);
+      if (i !== undefined && s.bytes > 0 && !s.socket.destroyed && this.stalled(s, now)) stalledOf[i]!.push(s);
+    }
+    for (const list of stalledOf) {
+      for (const s of list) {
+        this.stats.evicted++;
+        this.drop(s);
       }
       if (this.stats.queuedBytes + bytes <= this.limits.maxNodeBytes) return true;
     }
