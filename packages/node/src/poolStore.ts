@@ -41,9 +41,6 @@ function localKey(seq: bigint): Uint8Array {
 
 const seqOf = (key: Uint8Array, at: number): bigint => new DataView(key.buffer, key.byteOffset + at, 8).getBigUint64(0);
 
-/** Never stored: deleted by a synced write that has nothing else to write (see write). */
-const SYNC_MARKER = new Uint8Array([0xff]);
-
 export class PoolStore {
   /** The first failed write: the store then refuses every write (see storageFailure). */
   private failure: AnchordError | undefined;
@@ -136,7 +133,7 @@ export class PoolStore {
    * encodes every operation on the calling thread, several times slower (docs/performance.md).
    */
   private async writeBatch(ops: readonly StoreOp[], sync: boolean): Promise<void> {
-    if (ops.length === 0 && !sync) return;
+    if (ops.length === 0) return;
     const batch = this.db.batch();
     try {
       for (const op of ops) {
@@ -147,9 +144,6 @@ export class PoolStore {
           if (op.local === true) batch.del(localKey(op.seq));
         }
       }
-      // an empty batch is not written at all: a delete of a key no entry has (entries' keys are 8
-      // bytes) gives the synced write something to carry
-      if (ops.length === 0) batch.del(SYNC_MARKER);
     } catch (e) {
       await batch.close().catch(() => undefined);
       throw e;

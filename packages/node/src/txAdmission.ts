@@ -301,8 +301,9 @@ export class TxAdmission {
       }
     }
     if (waits.length) await Promise.all(waits);
-    // The pooled one may have been written without sync (it came by gossip first): a synced
-    // caller's duplicate is answered once it is durable too (docs/reliability.md)
+    // The pooled one may have been written without sync (it came by gossip first): a client's
+    // duplicate is answered once it is durable too (docs/reliability.md). One already local was
+    // written synced when it became so (its write is awaited above): nothing more to write.
     const pooled = duplicates.filter((i) => out[i] === "duplicate");
     // a mark only for an entry still stored under the same key: a block or a renumbering meanwhile
     // deleted it (and a mark written after would outlive it; a renumbering that kept the key put
@@ -312,7 +313,7 @@ export class TxAdmission {
     // unsynced ones durable when LevelDB started a new log file in between (its old log is closed
     // without fsync): the mark could outlive the bytes after a power cut.
     const marks: StoreOp[] = marked.flatMap((e) => (this.pool.entry(e.tx.id)?.seq === e.seq ? putOps(e.seq, e.bytes, true) : []));
-    if ((sync && pooled.length > 0) || marks.length > 0) {
+    if (marks.length > 0) {
       try {
         await this.pool.write(marks, sync);
       } catch (e) {

@@ -1,10 +1,9 @@
 /**
- * The pool store's `write([], true)`, which makes earlier unsynced writes durable (a duplicate of a
- * gossiped transaction answered to a synced caller, docs/reliability.md). An empty classic-level
- * batch is not written at all, so it must carry a record: the log grows by one. A power cut cannot
- * be made here; what is checked is that the synced write happens. A client's duplicate of a gossiped
- * entry writes the entry's bytes again with its mark (a synced write does not make earlier ones
- * durable across a LevelDB log switch). And local marks (poolStore.ts) that outlived their entry.
+ * What the pool's store writes for a client's copy of a transaction the pool already holds: from
+ * gossip, the transaction's bytes again with its mark (a synced write does not make earlier ones
+ * durable across a LevelDB log switch); already local, nothing (it was written synced when it
+ * became so). A power cut cannot be made here; what is checked is what reaches the log. And local
+ * marks (poolStore.ts) that outlived their entry.
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -21,26 +20,6 @@ function logBytes(dir: string): number {
     .filter((f) => f.endsWith(".log"))
     .reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
 }
-
-describe("synced writes with nothing else to write", () => {
-  it("the pool store writes a record for write([], true), and nothing for write([], false)", async () => {
-    const dir = join(tempDir(), "pool");
-    const store = await PoolStore.open(dir);
-    await store.write([{ type: "put", seq: 7n, value: new Uint8Array([1, 2, 3]) }], false);
-    const before = logBytes(dir);
-    await store.write([], false);
-    expect(logBytes(dir)).toBe(before);
-    await store.write([], true);
-    const after = logBytes(dir);
-    expect(after).toBeGreaterThan(before);
-    // the marker is a delete: nothing new is stored
-    expect((await store.load()).entries.map((e) => e.seq)).toEqual([7n]);
-    await store.close();
-    const reopened = await PoolStore.open(dir);
-    expect((await reopened.load()).entries.map((e) => [e.seq, [...e.bytes]])).toEqual([[7n, [1, 2, 3]]]);
-    await reopened.close();
-  });
-});
 
 describe("local marks without their entry", () => {
   it("are deleted by the reload, and no sequence number at or below one is given out again", async () => {
@@ -74,6 +53,10 @@ describe("a client's copy of a transaction held from gossip", () => {
     // the mark alone is ~20 bytes of log; the transaction's bytes come with it
     expect(logBytes(dir) - before).toBeGreaterThan(encodedTx(tx).length);
     expect(admission.pool.entry(tx.id)?.local).toBe(true);
+    // another client's copy of the now local entry: nothing more is written (no fsync for nothing)
+    const after = logBytes(dir);
+    expect(await admission.addMany([tx], { sync: true, local: true })).toEqual(["duplicate"]);
+    expect(logBytes(dir)).toBe(after);
     await admission.pool.close();
     const reopened = await PoolStore.open(dir);
     expect((await reopened.load()).entries.map((e) => e.local)).toEqual([true]);
