@@ -280,7 +280,19 @@ describe("the web page in a browser", () => {
     expect(await page.textContent("#lease-status")).toBe("active");
     expect(await page.textContent("#tx-amount")).toBe("1,234.56789012 tokens");
     await page.getByLabel("API token").fill(API_TOKEN);
+    // two clicks in one place (a double click, as a page timing a popup under it would get) send nothing
+    await page.getByRole("button", { name: "Cancel this lease" }).dblclick();
+    expect(await page.isVisible("#cancel-ask")).toBe(true);
+    expect(await page.isDisabled("#cancel-confirm")).toBe(true);
+    expect(await page.textContent("#cancel-result")).toBe("");
+    // "Keep it" takes the question back; asked again, the confirm arms after a second in focus
+    await page.getByRole("button", { name: "Keep it" }).click();
+    expect(await page.isVisible("#cancel-ask")).toBe(false);
+    expect(((await get<{ status?: string }>(`/transactions/info/${leaseId}`)).status ?? "")).toBe("active");
     await page.getByRole("button", { name: "Cancel this lease" }).click();
+    expect(await page.textContent("#cancel-ask")).toContain("1,234.56789012 tokens");
+    await page.waitForSelector("#cancel-confirm:not([disabled])");
+    await page.getByRole("button", { name: "Yes, cancel it" }).click();
     await page.waitForSelector("#cancel-result .ok");
     const cancelId = (await page.textContent("#cancel-result .ok a"))!;
     expect(cancelId).toMatch(/^[1-9A-HJ-NP-Za-km-z]{43,44}$/);

@@ -30,21 +30,77 @@ async function leaseState(tx: Tx): Promise<LeaseState> {
   }
 }
 
+/**
+ * How long the confirm button stays disabled after it appears, and after the window comes back
+ * into focus: a click that was aimed elsewhere (a popup opened under the pointer, the second click
+ * of a double click) does not land on it.
+ */
+const CONFIRM_ARM_MS = 1000;
+
+/**
+ * The cancel takes two clicks in two places: "Cancel this lease" shows what would be canceled and
+ * a confirm button that arms only after CONFIRM_ARM_MS with the window in focus. Framing is refused
+ * (CSP frame-ancestors, X-Frame-Options), but another site can still open this page in a window
+ * and time it under a double click; one click, or two in one place, sends nothing.
+ */
 function cancelForm(tx: Tx, wallet: readonly string[]): HTMLElement {
   const sender = String(tx.sender);
   if (!wallet.includes(sender))
     return h("p", { class: "muted" }, "Only the lease's sender can cancel it; this node's wallet does not hold that key, so cancel it with the sender's own wallet.");
   const result = h("div", { role: "status", "aria-live": "polite", id: "cancel-result" });
   const button = h("button", { type: "submit" }, "Cancel this lease");
-  const form = h("form", { class: "panel", "aria-labelledby": "cancel-title" }, h("h2", { id: "cancel-title" }, "Cancel the lease"), h("div", { class: "row" }, tokenField("cancel-token"), button), result);
+  const yes = h("button", { type: "button", id: "cancel-confirm", disabled: true }, "Yes, cancel it");
+  const no = h("button", { type: "button", class: "secondary" }, "Keep it");
+  const confirm = h(
+    "div",
+    { class: "confirm", id: "cancel-ask", hidden: true, "aria-live": "polite" },
+    h("p", null, "Cancel this lease of ", amount(tx["amount"] as string), typeof tx["recipient"] === "string" ? [" to ", addressLink(tx["recipient"])] : "", "? The tokens come back to the sender's available balance; the cancel pays a fee."),
+    h("div", { class: "row" }, yes, no),
+  );
+  const form = h("form", { class: "panel", "aria-labelledby": "cancel-title" }, h("h2", { id: "cancel-title" }, "Cancel the lease"), h("div", { class: "row" }, tokenField("cancel-token"), button), confirm, result);
+  let armTimer: ReturnType<typeof setTimeout> | undefined;
+  const disarm = (): void => {
+    clearTimeout(armTimer);
+    yes.disabled = true;
+  };
+  const arm = (): void => {
+    disarm();
+    if (!form.isConnected) {
+      window.removeEventListener("blur", disarm);
+      window.removeEventListener("focus", arm);
+      return;
+    }
+    if (!confirm.hidden && document.hasFocus()) armTimer = setTimeout(() => (yes.disabled = !document.hasFocus()), CONFIRM_ARM_MS);
+  };
+  const hide = (): void => {
+    disarm();
+    confirm.hidden = true;
+    button.disabled = false;
+  };
+  window.addEventListener("blur", disarm);
+  window.addEventListener("focus", arm);
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
+    if (!confirm.hidden) return;
     button.disabled = true;
+    confirm.hidden = false;
+    replace(result);
+    arm();
+  });
+  no.addEventListener("click", hide);
+  yes.addEventListener("click", () => {
+    if (yes.disabled) return;
+    disarm();
+    no.disabled = true;
     replace(result, "Sending…");
     api("leasing/cancel", { method: "POST", token: getToken(), body: JSON.stringify({ sender, leaseId: tx.id }) }).then(
-      (c) => replace(result, h("p", { class: "ok" }, "Cancel transaction sent: ", txLink(String(c["id"]), true), ". The lease ends once it is in a block.")),
+      (c) => {
+        confirm.hidden = true;
+        replace(result, h("p", { class: "ok" }, "Cancel transaction sent: ", txLink(String(c["id"]), true), ". The lease ends once it is in a block."));
+      },
       (e: unknown) => {
-        button.disabled = false;
+        no.disabled = false;
+        hide();
         const err = e as ApiError;
         replace(result, h("p", { class: "error", role: "alert" }, writeRefusal(err.status, err.message)));
       },
