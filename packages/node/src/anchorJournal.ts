@@ -3,8 +3,9 @@
  * undone (`<dataDir>/anchor-journal`, LevelDB, every write synced before the answer):
  *
  * - `T ‖ txId` → the hashes of an anchor transaction this node signed for acknowledged requests;
- * - `F ‖ hash` → the id of someone else's anchor transaction, already in a block but not yet
- *   final, that an acknowledgement of `hash` was answered with.
+ * - `F ‖ hash` → the id of an anchor transaction the batcher did not sign that an acknowledgement
+ *   of `hash` was answered with: someone else's, in a block but not yet final, or one of the
+ *   wallet's own, pending in the pool.
  *
  * An entry leaves once its transaction (or the hash) is in a block deeper than the maximum
  * rollback. The journal itself decides nothing: the anchoring batcher sweeps it and anchors anew
@@ -58,7 +59,7 @@ export interface SeenInBlock {
 export class AnchorJournal {
   /** Own anchor transactions not yet final: id → the block a sweep last found it in (undefined: not found yet). */
   readonly own = new Map<string, SeenInBlock | undefined>();
-  /** Hashes acknowledged on a foreign transaction in a block, not yet final: hex → tx id (and where a sweep last found the hash). */
+  /** Hashes acknowledged on a transaction the batcher did not sign, not yet final: hex → tx id (and where a sweep last found the hash). */
   readonly foreign = new Map<string, { hash: Uint8Array; txId: string; seen?: SeenInBlock }>();
 
   /** The first failed write: the journal then refuses every write (see storageFailure). */
@@ -109,7 +110,7 @@ export class AnchorJournal {
     this.own.set(txId, undefined);
   }
 
-  /** Records (synced) an acknowledgement of `hash` answered with a foreign transaction in a block. */
+  /** Records (synced) an acknowledgement of `hash` answered with a transaction the batcher did not sign. */
   async recordForeign(hash: Uint8Array, txId: string): Promise<void> {
     const hex = Buffer.from(hash).toString("hex");
     if (this.foreign.get(hex)?.txId === txId) return;

@@ -2,9 +2,11 @@
  * The anchoring batcher behind `POST /hash`: concurrent requests are gathered into anchor
  * transactions of up to 100 hashes, signed by the wallet's anchoring account, admitted to the pool
  * (through admission, like any submitted transaction, signature check included) and recorded in
- * the anchor journal (both durably) before any request is answered. A hash already in a block, or pending in an anchor transaction this node signed, is answered with that
- * transaction and creates nothing new; a hash pending only in someone else's transaction is
- * anchored anew: a 200 is a promise the node must be able to keep by itself.
+ * the anchor journal (both durably) before any request is answered. A hash already in a block, or
+ * pending in an anchor transaction of this node's wallet (the batcher's own, or one the wallet
+ * signed otherwise, which is journaled for that hash first), is answered with that transaction and
+ * creates nothing new; a hash pending only in someone else's transaction is anchored anew: a 200
+ * is a promise the node must be able to keep by itself.
  *
  * Keeping it: the journal (anchorJournal.ts) holds every acknowledgement until its block is final;
  * after every change of the chain or the pool, and at start, `sweep` anchors anew the hashes of
@@ -97,8 +99,13 @@ export class AnchorBatcher {
     if (onChain) return this.acknowledgeOnChain(hash, onChain);
     // one still being submitted is not acknowledged yet (its pool write may fail): its hashes wait
     // for it below, in `inflight`, and share its outcome
-    const pending = this.pool.pendingAnchors(hash).find((id) => this.journal.own.has(id) && !this.signing.has(id));
+    const pendingIds = this.pool.pendingAnchors(hash);
+    const pending = pendingIds.find((id) => this.journal.own.has(id) && !this.signing.has(id));
     if (pending !== undefined) return Promise.resolve({ txId: pending });
+    // pending in a transaction of this node's wallet that the batcher did not sign (one signed
+    // through /transactions/submit, or by another node holding the same seed): reused, journaled
+    const wallets = pendingIds.find((id) => !this.signing.has(id) && this.signedByWallet(id));
+    if (wallets !== undefined) return this.acknowledgePending(hash, wallets);
     const key = toHex(hash);
     const existing = this.inflight.get(key);
     if (existing) return existing;
@@ -111,6 +118,23 @@ export class AnchorBatcher {
     );
     this.schedule();
     return p;
+  }
+
+  /** Whether the pooled transaction `id` is an anchor transaction signed by a wallet account. */
+  private signedByWallet(id: string): boolean {
+    const tx = this.pool.get(id);
+    return tx !== undefined && tx.type === TxType.Anchor && this.wallet.get(tx.sender) !== undefined;
+  }
+
+  /**
+   * An answer staked on a pending transaction of the wallet's that the batcher did not sign:
+   * journaled for this one hash (the sweep anchors it again if that transaction is lost). If the
+   * transaction left the pool while the journal was written, the hash is looked up again.
+   */
+  private async acknowledgePending(hash: Uint8Array, txId: string): Promise<AnchorStatus> {
+    await this.journal.recordForeign(hash, txId);
+    if (this.pool.has(txId)) return { txId };
+    return this.anchor(hash);
   }
 
   /**
@@ -197,6 +221,8 @@ export class AnchorBatcher {
         }
         const loc = this.ledger.anchor(f.hash);
         if (loc === undefined) {
+          // still pending (a wallet transaction reused while pooled, or one a rollback put back)
+          if (this.pool.has(f.txId)) continue;
           out.lostForeign.push({ hex, hash: f.hash });
           continue;
         }

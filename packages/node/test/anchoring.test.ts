@@ -136,6 +136,56 @@ describe("AnchorBatcher", () => {
     await ledger.close();
   });
 
+  it("reuses a pending anchor transaction the wallet signed otherwise, journals the hash, and anchors it anew if that transaction is lost", async () => {
+    const stranger = acct("anchoring stranger");
+    const ledger = await openLedger(genesisFor([[node, 10_000n], [stranger, 10_000n]]));
+    const admission = await openAdmission(ledger, 100);
+    const journal = await AnchorJournal.open(join(tempDir(), "journal"));
+    const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
+    const hash = new Uint8Array(randomBytes(32));
+    const other = new Uint8Array(randomBytes(32));
+    // signed by the wallet's key outside the batcher (/transactions/submit, or another node with the same seed)
+    const walletTx = signed(node, { type: 15, fee: 45_000_000n, anchors: [hash, other] });
+    // and the same hash in someone else's pending transaction too
+    const strangerTx = signed(stranger, { type: 15, fee: 35_000_000n, anchors: [hash] });
+    expect(await admission.addMany([strangerTx, walletTx], { sync: false, local: false })).toEqual(["added", "added"]);
+    expect((await batcher.anchor(hash)).txId).toBe(walletTx.id);
+    expect(admission.pool.size).toBe(2); // nothing new signed
+    expect(journal.foreign.get(Buffer.from(hash).toString("hex"))?.txId).toBe(walletTx.id);
+    expect(journal.own.size).toBe(0);
+    // while it is pooled a sweep keeps it and anchors nothing
+    batcher.requestSweep();
+    await batcher.sweepsDone();
+    expect(admission.pool.size).toBe(2);
+    // lost (evicted, or no longer valid): the acknowledged hash, and only it, is anchored anew by the batcher
+    admission.pool.remove(walletTx.id);
+    batcher.requestSweep();
+    await batcher.sweepsDone();
+    const again = admission.pool.pendingAnchors(hash).find((id) => id !== strangerTx.id);
+    expect(again).toBeDefined();
+    expect(journal.own.has(again!)).toBe(true);
+    expect(admission.pool.pendingAnchor(other)).toBeUndefined();
+    await batcher.close();
+    await admission.pool.close();
+    await ledger.close();
+  });
+
+  it("anchors anew a hash pending only in someone else's transaction", async () => {
+    const stranger = acct("anchoring stranger");
+    const ledger = await openLedger(genesisFor([[node, 10_000n], [stranger, 10_000n]]));
+    const admission = await openAdmission(ledger, 100);
+    const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), await AnchorJournal.open(join(tempDir(), "journal")), unlocked, silentLogger());
+    const hash = new Uint8Array(randomBytes(32));
+    const strangerTx = signed(stranger, { type: 15, fee: 35_000_000n, anchors: [hash] });
+    expect(await admission.addMany([strangerTx], { sync: false, local: false })).toEqual(["added"]);
+    const answered = (await batcher.anchor(hash)).txId;
+    expect(answered).not.toBe(strangerTx.id);
+    expect(admission.pool.get(answered)?.sender).toBe(node.address);
+    await batcher.close();
+    await admission.pool.close();
+    await ledger.close();
+  });
+
   it("a failed journal write poisons the journal: later writes are refused, and the batcher reports it", async () => {
     const ledger = await openLedger(genesisFor([[node, 10_000n]]));
     const admission = await openAdmission(ledger, 100);

@@ -106,7 +106,8 @@ export const hashRoutes: RouteDef[] = [
     description:
       "Anchors the hash with an anchor transaction signed by the node's wallet (requests are batched, up to 100 anchors per transaction). " +
       "Answers once the transaction is durably in the node's pool; `block` and `transaction` appear once it is in a block. " +
-      "A hash already anchored or pending returns the existing record and creates no new transaction.",
+      "A hash already in a block, or pending in an anchor transaction of the node's wallet, returns the existing record and creates no new transaction; " +
+      "a hash pending only in someone else's transaction is anchored anew.",
     auth: true,
     body: { schema: ref("AnchorRequest"), example: { hash: EXAMPLE_HASH, encoding: "hex" } },
     responses: {
