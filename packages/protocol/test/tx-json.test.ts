@@ -59,7 +59,7 @@ describe("txFromJson", () => {
     rejects(leaseJson, { recipient: 5 }, "INVALID_ADDRESS", "numeric recipient");
     rejects(leaseJson, { amount: -5 }, "NEGATIVE_AMOUNT", "negative");
     rejects(leaseJson, { amount: undefined }, "INVALID_FIELD", "missing amount");
-    rejects(leaseJson, { fee: -1 }, "INVALID_FIELD", "negative fee");
+    rejects(leaseJson, { fee: -1 }, "INSUFFICIENT_FEE", "negative fee");
     rejects(leaseJson, { fee: 1n << 63n }, "INVALID_FIELD", "fee 2^63");
     rejects(leaseJson, { fee: "100000000" }, "INVALID_FIELD", "string fee");
     rejects(leaseJson, { timestamp: -1 }, "INVALID_FIELD", "negative timestamp");

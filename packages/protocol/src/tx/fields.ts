@@ -23,8 +23,14 @@ export function checkTimestamp(ts: unknown, field = "timestamp"): number {
   return ts;
 }
 
+/**
+ * A fee's shape: an integer that fits int64. A negative one is INSUFFICIENT_FEE (HTTP code 112), as
+ * a zero one is in the stateless rules (validate.ts) and on the wallet routes: one code for "the
+ * fee is too low" whichever path finds it.
+ */
 export function checkFee(fee: unknown): bigint {
-  if (typeof fee !== "bigint" || fee < 0n || fee > INT64_MAX) {
+  if (typeof fee === "bigint" && fee < 0n) throw new AnchordError(ErrorCode.INSUFFICIENT_FEE, "fee must be positive", { field: "fee", fee });
+  if (typeof fee !== "bigint" || fee > INT64_MAX) {
     throw new AnchordError(ErrorCode.INVALID_FIELD, "fee must be an integer in 0..2^63-1", { field: "fee" });
   }
   return fee;
