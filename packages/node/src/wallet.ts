@@ -2,7 +2,7 @@
  * The node's wallet: ed25519 accounts kept in `<dataDir>/wallet.json` with owner-only permissions
  * (0600). The file holds seed phrases, either in clear (dev) or encrypted at rest with a password:
  * scrypt (N=2^15, r=8, p=1) derives a 256-bit key, AES-256-GCM seals the JSON list of seeds.
- * The first account signs the node's anchors; every account with enough generating balance forges.
+ * The anchoring account (`--anchor-account`, else the best-funded at start) signs the node's anchors; every account with enough generating balance forges.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from "node:crypto";
 import { chmodSync, existsSync, readFileSync } from "node:fs";
