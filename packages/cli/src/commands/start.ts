@@ -19,7 +19,7 @@ Options:
   --api-port <port>         HTTP port (default 6869)
   --api-token <token>       require this token (Authorization: Bearer / X-API-Key) on POST /hash and
                             wallet-signing routes; also read from ANCHORD_API_TOKEN
-  --no-rate-limit           disable the per-client rate limit on write routes
+  --no-rate-limit           disable the per-client budgets (writes, reads, failed authentications)
   --p2p-host <host>         libp2p listen address (default 127.0.0.1)
   --p2p-port <port>         libp2p TCP port (default 6868; 0 picks a free one)
   --announce-host <host>    address peers should dial, when it differs from --p2p-host
