@@ -4,7 +4,7 @@
  * usage errors and their exit codes, and a data dir that another node holds.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -85,8 +85,25 @@ describe("help and usage errors", () => {
 
   it("an unknown option is a clear error", async () => {
     const r = await run(["keys", "new", "--bogus"]);
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain("--bogus");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown option '--bogus'");
+    // not node:util's advice about positionals starting with '-'
+    expect(r.stderr).not.toContain("place it at the end");
+  });
+
+  it("a stray argument is refused before anything is touched (npm run devnet --nodes 5 passes only '5')", async () => {
+    const root = tmp();
+    writeFileSync(join(root, "marker"), "the last devnet's data");
+    const r = await run(["devnet", "5", "--data-root", root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unexpected argument '5'");
+    expect(readFileSync(join(root, "marker"), "utf8")).toBe("the last devnet's data");
+    const npmStyle = await run(["devnet", "5"]);
+    expect(npmStyle.code).toBe(2);
+    expect(npmStyle.stderr).toContain("npm run devnet -- --nodes 5");
+    const start = await run(["start", "--genesis", join(root, "g.json"), "extra"]);
+    expect(start.code).toBe(2);
+    expect(start.stderr).toContain("unexpected argument 'extra'");
   });
 
   it("an unknown option close to a known one suggests it", async () => {
@@ -134,7 +151,7 @@ describe("help and usage errors", () => {
     const genesisPath = join(dir, "genesis.json");
     expect((await run(["genesis", "--balance", `${ACCOUNTS[0]!.address}=${String(ACCOUNTS[0]!.balance)}`, "--out", genesisPath])).code).toBe(0);
     const r = await run(["start", "--genesis", genesisPath, "--data-dir", join(dir, "n"), "--log-level", "loud"]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain("must be one of trace, debug, info, warn, error, fatal, silent (got 'loud')");
     expect(existsSync(join(dir, "n"))).toBe(false);
   });

@@ -92,7 +92,9 @@ describe("proof bundles from a live devnet", () => {
     const wrongFile = await runCli(["verify", other, "--proof", `${file}.proof.json`]);
     expect(wrongFile.status).toBe(1);
     expect(wrongFile.stdout).toContain("INVALID");
-    expect(wrongFile.stdout).toContain(`not ${sha256Hex("not the contract")}`);
+    // every check of the bundle passed: what failed is the file, and the answer says so
+    expect(wrongFile.stdout).toContain(`other.txt does not match its proof: the file's SHA-256 is ${sha256Hex("not the contract")}, the proof is for ${bundle.hash}`);
+    expect(wrongFile.stdout).not.toContain("failed check");
 
     const tampered = join(dir, "tampered.proof.json");
     const sig = bundle.block.header;
@@ -119,8 +121,12 @@ describe("proof bundles from a live devnet", () => {
     const unknown = await runCli(["verify", "--hash", sha256Hex("never anchored"), "--node", url]);
     expect(unknown.status).toBe(1);
     expect(unknown.stdout).toContain("the hash is not in a block there");
+    // a node that cannot be asked proved nothing either way: "not checked", not "invalid"
+    const down = await runCli(["verify", "--hash", bundle.hash, "--node", "http://127.0.0.1:1"]);
+    expect(down.status).toBe(1);
+    expect(down.stdout).toMatch(/^NOT CHECKED: no proof fetched for [0-9a-f]{64}: /);
 
-    for (const args of [["verify"], ["verify", file, "--hash", bundle.hash], ["verify", join(dir, "missing")], ["verify", "--hash", "abc"], ["anchor", file], ["anchor", "--node", url]]) {
+    for (const args of [["verify"], ["verify", file, "--hash", bundle.hash], ["verify", join(dir, "missing")], ["verify", "--hash", "abc"], ["anchor", file], ["anchor", "--node", url], ["anchor", dir, "--node", url], ["anchor", file, "--node", "127.0.0.1:6869"]]) {
       const r = await runCli(args);
       expect(r.status, args.join(" ")).toBe(2);
     }

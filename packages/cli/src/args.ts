@@ -4,9 +4,20 @@ import { closest, distance } from "fastest-levenshtein";
 
 export type Options = NonNullable<ParseArgsConfig["options"]>;
 
+/** A command line that does not say what the command takes: exit code 2 (bin.ts), nothing touched. */
 export class UsageError extends Error {}
 
-export function parse<T extends Options>(argv: string[], options: T, help: string): { values: Record<string, unknown>; positionals: string[] } | undefined {
+/**
+ * Parses `argv` against `options`; `maxPositionals` is how many plain arguments the command takes
+ * (none by default: `npm run devnet --nodes 5`, where npm swallows `--nodes` and passes `5`, is
+ * refused before anything is touched instead of starting three nodes over the last devnet's data).
+ */
+export function parse<T extends Options>(
+  argv: string[],
+  options: T,
+  help: string,
+  maxPositionals = 0,
+): { values: Record<string, unknown>; positionals: string[] } | undefined {
   // after "--" everything is a positional, "-h" a file name too
   const end = argv.indexOf("--");
   const flags = end < 0 ? argv : argv.slice(0, end);
@@ -14,15 +25,23 @@ export function parse<T extends Options>(argv: string[], options: T, help: strin
     process.stdout.write(help);
     return undefined;
   }
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
-    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-    return { values: values as Record<string, unknown>, positionals };
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
     const message = (e as Error).message;
     const unknown = /^Unknown option '(--?[^']+)'/.exec(message)?.[1];
-    const hint = unknown === undefined ? undefined : suggestOption(unknown, Object.keys(options));
-    throw new UsageError(hint !== undefined ? `unknown option '${unknown}': did you mean --${hint}?\n\n${help}` : `${message}\n\n${help}`);
+    if (unknown === undefined) throw new UsageError(`${message}\n\n${help}`);
+    const hint = suggestOption(unknown, Object.keys(options));
+    throw new UsageError(`unknown option '${unknown}'${hint !== undefined ? `: did you mean --${hint}?` : ""}\n\n${help}`);
   }
+  const { values, positionals } = parsed;
+  if (positionals.length > maxPositionals) {
+    const extra = positionals.slice(maxPositionals).map((p) => `'${p}'`).join(" ");
+    const npmHint = argv.length === positionals.length ? " (through npm, options go after '--': npm run devnet -- --nodes 5)" : "";
+    throw new UsageError(`unexpected argument${positionals.length - maxPositionals > 1 ? "s" : ""} ${extra}${npmHint}\n\n${help}`);
+  }
+  return { values: values as Record<string, unknown>, positionals };
 }
 
 /** The known option closest to `given` (`--node` → `nodes`), if it is close enough to be a slip. */

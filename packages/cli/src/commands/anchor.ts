@@ -4,7 +4,7 @@
  * once the hash is in a block (--final: once the block is final), after checking the bundle offline.
  */
 import { randomBytes } from "node:crypto";
-import { access, constants, rename, unlink, writeFile } from "node:fs/promises";
+import { access, constants, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { verifyProofBundle } from "@anchord/verify";
 import { intOption, parse, UsageError } from "../args.js";
 import { count } from "../count.js";
@@ -64,7 +64,7 @@ export async function anchorCommand(argv: string[]): Promise<number> {
   let node: string;
   let timeoutS: number;
   try {
-    parsed = parse(argv, { node: { type: "string", multiple: true }, token: { type: "string" }, wait: { type: "boolean" }, final: { type: "boolean" }, timeout: { type: "string" } }, HELP);
+    parsed = parse(argv, { node: { type: "string", multiple: true }, token: { type: "string" }, wait: { type: "boolean" }, final: { type: "boolean" }, timeout: { type: "string" } }, HELP, Infinity);
     if (!parsed) return 0;
     if (parsed.positionals.length === 0) throw new UsageError(`anchor needs at least one file\n\n${HELP}`);
     const nodes = (parsed.values.node as string[] | undefined) ?? [];
@@ -75,6 +75,7 @@ export async function anchorCommand(argv: string[]): Promise<number> {
       await access(file, constants.R_OK).catch(() => {
         throw new UsageError(`cannot read ${file}`);
       });
+      if ((await stat(file)).isDirectory()) throw new UsageError(`${file} is a directory: anchor takes files (anchor each file, or an archive of the directory)`);
     }
     try {
       node = nodeUrl(nodes[0]!);

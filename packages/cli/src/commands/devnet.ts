@@ -236,14 +236,14 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   const pidFile = join(root, "devnet.pid");
   const running = runningPid(pidFile);
   if (running !== undefined) {
-    throw new UsageError(`a devnet (pid ${running}) is already running with its data in ${root}: stop it first (Ctrl-C in its terminal), or give this one another --data-root and ports`);
+    throw new Error(`a devnet (pid ${running}) is already running with its data in ${root}: stop it first (Ctrl-C in its terminal), or give this one another --data-root and ports`);
   }
   if (Math.abs(apiPort - p2pPort) < n) {
     throw new UsageError(`the API ports ${apiPort}-${apiPort + n - 1} and the libp2p ports ${p2pPort}-${p2pPort + n - 1} overlap: move one with --api-port or --p2p-port`);
   }
   for (let i = 0; i < n; i++) {
     for (const [port, what] of [[apiPort + i, `API port of node-${i}`], [p2pPort + i, `libp2p port of node-${i}`]] as const) {
-      if (await portInUse(port)) throw new UsageError(`port ${port} (${what}) is already in use, perhaps by another devnet: stop it, or move the ports with --api-port / --p2p-port`);
+      if (await portInUse(port)) throw new Error(`port ${port} (${what}) is already in use, perhaps by another devnet: stop it, or move the ports with --api-port / --p2p-port`);
     }
   }
 

@@ -20,7 +20,7 @@ export function describeSeed(seed: string, chainId: string): { seed: string; add
 }
 
 export async function keysCommand(argv: string[]): Promise<number> {
-  const parsed = parse(argv, { "chain-id": { type: "string" }, seed: { type: "string" }, json: { type: "boolean" } }, HELP);
+  const parsed = parse(argv, { "chain-id": { type: "string" }, seed: { type: "string" }, json: { type: "boolean" } }, HELP, 1);
   if (!parsed) return 0;
   const [sub] = parsed.positionals;
   const chainId = (parsed.values["chain-id"] as string | undefined) ?? "D";

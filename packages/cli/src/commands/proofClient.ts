@@ -25,6 +25,7 @@ export async function sha256File(path: string): Promise<string> {
 
 /** The base URL without a trailing slash; a usage problem is thrown as a TypeError. */
 export function nodeUrl(text: string): string {
+  if (!text.includes("://")) throw new TypeError(`'${text}' is not a URL: give the node's API with its scheme, e.g. http://${text || "127.0.0.1:6869"}`);
   const u = new URL(text);
   if (u.protocol !== "http:" && u.protocol !== "https:") throw new TypeError(`${text} is not an http(s) URL`);
   return u.href.replace(/\/+$/, "");

@@ -86,12 +86,16 @@ interface Inputs {
   readonly proofText: string;
   /** Why there is no bundle to check: the node had none (--hash without --proof), the file is too large. */
   readonly fetchError?: string;
+  /** The node to fetch the bundle from could not be asked at all: nothing was checked. */
+  readonly unreachable?: boolean;
+  /** The file whose hash is checked, when one was given (not --hash). */
+  readonly file?: string;
   readonly nodes: readonly string[];
   readonly json: boolean;
 }
 
 async function inputs(argv: string[]): Promise<Inputs | undefined> {
-  const parsed = parse(argv, { proof: { type: "string" }, hash: { type: "string" }, node: { type: "string", multiple: true }, json: { type: "boolean" } }, HELP);
+  const parsed = parse(argv, { proof: { type: "string" }, hash: { type: "string" }, node: { type: "string", multiple: true }, json: { type: "boolean" } }, HELP, Infinity);
   if (!parsed) return undefined;
   const [file, ...extra] = parsed.positionals;
   if (extra.length > 0) throw new UsageError(`verify takes one file\n\n${HELP}`);
@@ -127,13 +131,17 @@ async function inputs(argv: string[]): Promise<Inputs | undefined> {
     if (nodes.length === 0) throw new UsageError(`--hash needs --proof <json> or --node <url>\n\n${HELP}`);
     const a = await requestNode(nodes[0]!, `/hash/${hash}/proof`).catch((e: Error) => ({ status: 0, body: { message: e.message }, text: "" }));
     // a hash the node has no proof for is a failed check, not a usage error
+    if (a.status === 0) {
+      const why = (a.body as { message: string }).message;
+      return { hash, proofText: "", fetchError: `no proof fetched for ${hash}: ${why}`, unreachable: true, nodes, json: parsed.values.json === true };
+    }
     if (a.status !== 200) {
-      const why = a.status === 404 ? "the hash is not in a block there" : a.status === 0 ? (a.body as { message: string }).message : errorOf(a);
+      const why = a.status === 404 ? "the hash is not in a block there" : errorOf(a);
       return { hash, proofText: "", fetchError: `${nodes[0]} has no proof for ${hash}: ${why}`, nodes, json: parsed.values.json === true };
     }
     proofText = a.text;
   }
-  return { hash, proofText, nodes, json: parsed.values.json === true };
+  return { hash, proofText, file, nodes, json: parsed.values.json === true };
 }
 
 /** A file's text, or undefined once it passes `max` bytes (read in pieces: a pipe or a growing file too). */
@@ -154,7 +162,7 @@ async function readCappedFile(path: string, max: number): Promise<string | undef
   }
 }
 
-function report(result: VerifyResult, hash: string, nodes: readonly NodeCheck[]): string {
+function report(result: VerifyResult, hash: string, nodes: readonly NodeCheck[], unreachable: boolean): string {
   const lines: string[] = [];
   const failedNodes = nodes.filter((n) => !n.ok).length;
   if (result.valid && failedNodes > 0) {
@@ -162,7 +170,7 @@ function report(result: VerifyResult, hash: string, nodes: readonly NodeCheck[])
     lines.push(`NOT CONFIRMED: the bundle checks out offline, but ${failedNodes} of the ${nodes.length} node${nodes.length === 1 ? "" : "s"} asked did not confirm it (below)`);
   }
   if (!result.valid) {
-    lines.push(`INVALID: ${result.error}`);
+    lines.push(`${unreachable ? "NOT CHECKED" : "INVALID"}: ${result.error}`);
     if (result.failedStep !== undefined) lines.push(`  failed check: ${STEP_TITLES[result.failedStep]}`);
   } else {
     const f = result.facts!;
@@ -196,7 +204,12 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   if (!input) return 0;
   let result: VerifyResult = input.fetchError !== undefined ? { valid: false, error: input.fetchError, passed: [] } : verifyProofText(input.proofText);
   if (result.valid && result.facts!.hash !== input.hash) {
-    result = { valid: false, failedStep: "record", error: `the bundle is for ${result.facts!.hash}, not ${input.hash}`, passed: ["format"] };
+    // every check of the bundle passed: it proves another hash than the one asked about
+    const error =
+      input.file !== undefined
+        ? `${input.file} does not match its proof: the file's SHA-256 is ${input.hash}, the proof is for ${result.facts!.hash} (the file changed since it was anchored, or the proof is another file's)`
+        : `the proof is for ${result.facts!.hash}, not for the given hash ${input.hash}`;
+    result = { valid: false, error, passed: result.passed };
   }
   const nodes: NodeCheck[] = [];
   if (result.valid) {
@@ -205,6 +218,6 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   }
   const valid = result.valid && nodes.every((n) => n.ok);
   if (input.json) process.stdout.write(`${JSON.stringify({ valid, hash: input.hash, result, nodes }, null, 2)}\n`);
-  else process.stdout.write(report(result, input.hash, nodes));
+  else process.stdout.write(report(result, input.hash, nodes, input.unreachable === true));
   return valid ? 0 : 1;
 }
