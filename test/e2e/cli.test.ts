@@ -104,6 +104,10 @@ describe("help and usage errors", () => {
     const start = await run(["start", "--genesis", join(root, "g.json"), "extra"]);
     expect(start.code).toBe(2);
     expect(start.stderr).toContain("unexpected argument 'extra'");
+    // --bootstrap "$(…)" whose command failed: refused, not a node that quietly joins nobody
+    const blank = await run(["start", "--genesis", join(root, "g.json"), "--bootstrap", ""]);
+    expect(blank.code).toBe(2);
+    expect(blank.stderr).toContain("--bootstrap has an empty value");
   });
 
   it("an unknown option close to a known one suggests it", async () => {

@@ -84,8 +84,14 @@ export function logLevelOption(values: Record<string, unknown>): string {
   return level;
 }
 
+/**
+ * A repeatable, comma-separated option's items. A blank one is refused: `--bootstrap "$(…)"` whose
+ * command failed would otherwise start a node that quietly joins nobody.
+ */
 export function listOption(values: Record<string, unknown>, name: string): string[] {
   const raw = values[name];
-  const items = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
-  return items.flatMap((s) => String(s).split(",")).map((s) => s.trim()).filter(Boolean);
+  const given = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+  const items = given.flatMap((s) => String(s).split(",")).map((s) => s.trim());
+  if (items.some((s) => s === "")) throw new UsageError(`--${name} has an empty value (if it came from a command, that command printed nothing: see its error above)`);
+  return items;
 }

@@ -97,6 +97,8 @@ export class Network {
   private readonly listeners = new Map<NetworkEvent, Set<(peerId: string) => void>>();
   private readonly rejections: PeerRejection[] = [];
   private readonly dialing = new Set<string>();
+  /** Bootstrap peers whose dials have failed since (ms), and whether that was warned about. */
+  private readonly bootstrapFailing = new Map<string, { since: number; warned: boolean }>();
   private readonly sweeper: PeerStoreSweeper;
   private redialTimer: NodeJS.Timeout | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
@@ -512,8 +514,23 @@ export class Network {
       this.dialing.add(b.peerId);
       this.node
         .dial(multiaddr(b.addr), { signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) })
-        .then(() => this.logger.debug({ peer: b.peerId }, "Bootstrap peer dialled"))
-        .catch((e: unknown) => this.logger.debug({ addr: b.addr, err: errorMessage(e) }, "Bootstrap dial failed"))
+        .then(() => {
+          if (this.bootstrapFailing.get(b.peerId)?.warned === true) this.logger.info({ addr: b.addr }, "Bootstrap peer reachable again");
+          else this.logger.debug({ peer: b.peerId }, "Bootstrap peer dialled");
+          this.bootstrapFailing.delete(b.peerId);
+        })
+        .catch((e: unknown) => {
+          const now = Date.now();
+          const failing = this.bootstrapFailing.get(b.peerId) ?? { since: now, warned: false };
+          this.bootstrapFailing.set(b.peerId, failing);
+          // A node given a wrong address, or joining a network that is down, joins nobody: said
+          // once per peer, when it has failed for a while and the node has no peer at all (not
+          // while a devnet's nodes are still starting, nor when another peer serves the node).
+          if (!failing.warned && now - failing.since >= this.opts.bootstrapWarnAfterMs && this.node.getPeers().length === 0) {
+            failing.warned = true;
+            this.logger.warn({ addr: b.addr, err: errorMessage(e).slice(0, 200), forSeconds: Math.round((now - failing.since) / 1000) }, "No peer connected: bootstrap peer unreachable; still retrying");
+          } else this.logger.debug({ addr: b.addr, err: errorMessage(e) }, "Bootstrap dial failed");
+        })
         .finally(() => this.dialing.delete(b.peerId));
     }
   }

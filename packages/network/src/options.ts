@@ -37,6 +37,11 @@ export interface NetworkOptions {
   muxers?: readonly MuxerName[];
   /** How often disconnected bootstrap peers are re-dialled (ms). */
   redialIntervalMs?: number;
+  /**
+   * How long a bootstrap peer must have been unreachable, with no peer connected at all, before the
+   * node warns (ms; once per peer until it answers).
+   */
+  bootstrapWarnAfterMs?: number;
   /** Misbehaviour points at which a peer is disconnected and banned. */
   banThreshold?: number;
   /** How long a ban lasts (ms). */
@@ -72,6 +77,7 @@ export const defaultNetworkOptions = {
   maxConnectionsPerHost: 32,
   muxers: ["yamux", "mplex"] as readonly MuxerName[],
   redialIntervalMs: 5_000,
+  bootstrapWarnAfterMs: 30_000,
   banThreshold: 5,
   banDurationMs: 10 * 60_000,
   penaltyHalfLifeMs: 10 * 60_000,
@@ -113,6 +119,7 @@ export function resolveOptions(opts: NetworkOptions): ResolvedNetworkOptions {
     maxConnectionsPerHost: opts.maxConnectionsPerHost ?? defaultNetworkOptions.maxConnectionsPerHost,
     muxers: opts.muxers ?? defaultNetworkOptions.muxers,
     redialIntervalMs: opts.redialIntervalMs ?? defaultNetworkOptions.redialIntervalMs,
+    bootstrapWarnAfterMs: opts.bootstrapWarnAfterMs ?? defaultNetworkOptions.bootstrapWarnAfterMs,
     banThreshold: opts.banThreshold ?? defaultNetworkOptions.banThreshold,
     banDurationMs: opts.banDurationMs ?? defaultNetworkOptions.banDurationMs,
     penaltyHalfLifeMs: opts.penaltyHalfLifeMs ?? defaultNetworkOptions.penaltyHalfLifeMs,
@@ -148,6 +155,7 @@ function validate(r: ResolvedNetworkOptions): void {
   checkInt("maxConnections", r.maxConnections, 1, 10_000);
   checkInt("maxConnectionsPerHost", r.maxConnectionsPerHost, 1, 10_000);
   checkInt("redialIntervalMs", r.redialIntervalMs, 100, 3_600_000);
+  checkInt("bootstrapWarnAfterMs", r.bootstrapWarnAfterMs, 0, 24 * 3_600_000);
   checkInt("banDurationMs", r.banDurationMs, 0, 7 * 24 * 3_600_000);
   checkInt("penaltyHalfLifeMs", r.penaltyHalfLifeMs, 1000, 7 * 24 * 3_600_000);
   checkInt("syncRequestTimeoutMs", r.syncRequestTimeoutMs, 100, 600_000);

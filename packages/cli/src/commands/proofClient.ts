@@ -11,6 +11,8 @@ export class NodeRequestError extends Error {
     readonly url: string,
     readonly status: number | undefined,
     message: string,
+    /** No answer at all (refused, timed out, no route): the node said nothing either way. */
+    readonly unreachable = false,
   ) {
     super(message);
   }
@@ -55,7 +57,10 @@ export async function requestNode(base: string, path: string, init: { method?: s
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
   } catch (e) {
-    throw new NodeRequestError(url, undefined, `cannot reach ${url}: ${causeOf(e)}`);
+    const cause = causeOf(e);
+    // a redirect is an answer (refused: the node that sends the client elsewhere is not the node it named)
+    if (/redirect/i.test(cause)) throw new NodeRequestError(url, undefined, `${url} answered with a redirect, which is not followed: ${cause}`);
+    throw new NodeRequestError(url, undefined, `cannot reach ${url}: ${cause}`, true);
   }
   let text: string;
   try {

@@ -93,6 +93,10 @@ export async function startCommand(argv: string[]): Promise<number | void> {
   if (!parsed) return 0;
   const v = parsed.values;
   if (typeof v.genesis !== "string") throw new UsageError(`--genesis is required\n\n${HELP}`);
+  // every option is checked before anything is read or started: a bad one is a usage error (exit 2), said once
+  const apiPort = intOption(v, "api-port", defaultNodeOptions.apiPort, 0, 65535);
+  const p2pPort = intOption(v, "p2p-port", defaultNodeOptions.p2pPort, 0, 65535);
+  const bootstrap = listOption(v, "bootstrap");
   const genesis = loadGenesisFile(resolve(v.genesis));
   const seeds = [...((v["wallet-seed"] as string[] | undefined) ?? [])];
   if (process.env.ANCHORD_WALLET_SEED) seeds.push(process.env.ANCHORD_WALLET_SEED);
@@ -112,15 +116,15 @@ export async function startCommand(argv: string[]): Promise<number | void> {
         anchorAccount: v["anchor-account"] as string | undefined,
         api: {
           host: (v["api-host"] as string | undefined) ?? defaultNodeOptions.apiHost,
-          port: intOption(v, "api-port", defaultNodeOptions.apiPort, 0, 65535),
+          port: apiPort,
           token,
           rateLimit: v["no-rate-limit"] ? false : undefined,
         },
         p2p: {
           host: (v["p2p-host"] as string | undefined) ?? defaultNodeOptions.p2pHost,
-          port: intOption(v, "p2p-port", defaultNodeOptions.p2pPort, 0, 65535),
+          port: p2pPort,
           announceHost: v["announce-host"] as string | undefined,
-          bootstrap: listOption(v, "bootstrap"),
+          bootstrap,
         },
         walletSeeds: seeds,
         walletPassword: (v["wallet-password"] as string | undefined) ?? process.env.ANCHORD_WALLET_PASSWORD,

@@ -8,7 +8,7 @@ import { fromHex, MAX_PROOF_BYTES, STEP_TITLES, toHex, verifyProofText, type Ver
 import { parse, UsageError } from "../args.js";
 import { count } from "../count.js";
 import { printable } from "../printable.js";
-import { errorOf, nodeUrl, requestNode, sha256File } from "./proofClient.js";
+import { errorOf, nodeUrl, NodeRequestError, requestNode, sha256File } from "./proofClient.js";
 
 const HELP = `Usage: anchord verify <file> [--proof <json>] [--node <url>…]
        anchord verify --hash <hex> (--proof <json> | --node <url>…)
@@ -129,14 +129,19 @@ async function inputs(argv: string[]): Promise<Inputs | undefined> {
     proofText = read;
   } else {
     if (nodes.length === 0) throw new UsageError(`--hash needs --proof <json> or --node <url>\n\n${HELP}`);
-    const a = await requestNode(nodes[0]!, `/hash/${hash}/proof`).catch((e: Error) => ({ status: 0, body: { message: e.message }, text: "" }));
+    const a = await requestNode(nodes[0]!, `/hash/${hash}/proof`).catch((e: Error) => ({
+      status: 0,
+      body: { message: e.message },
+      text: "",
+      unreachable: e instanceof NodeRequestError && e.unreachable,
+    }));
     // a hash the node has no proof for is a failed check, not a usage error
-    if (a.status === 0) {
+    if ("unreachable" in a && a.unreachable) {
       const why = (a.body as { message: string }).message;
       return { hash, proofText: "", fetchError: `no proof fetched for ${hash}: ${why}`, unreachable: true, nodes, json: parsed.values.json === true };
     }
     if (a.status !== 200) {
-      const why = a.status === 404 ? "the hash is not in a block there" : errorOf(a);
+      const why = a.status === 404 ? "the hash is not in a block there" : a.status === 0 ? (a.body as { message: string }).message : errorOf(a);
       return { hash, proofText: "", fetchError: `${nodes[0]} has no proof for ${hash}: ${why}`, nodes, json: parsed.values.json === true };
     }
     proofText = a.text;
