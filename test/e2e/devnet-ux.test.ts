@@ -4,13 +4,15 @@
  * any node in its terminal, and `--keep` resuming the previous chain where a plain start says it
  * deleted the earlier data.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Node } from "@anchord/node";
 import { startTestNode, tempDir, testAccount, testGenesis, waitFor } from "../utils/cluster.js";
-import { startDevnet, type Devnet } from "../utils/devnet-process.js";
+import { killGroup, REPO_ROOT, startDevnet, type Devnet } from "../utils/devnet-process.js";
+import { freePortRange } from "../utils/ports.js";
 import { getJson } from "../utils/http.js";
 
 const root = mkdtempSync(join(tmpdir(), "anchord-devnet-ux-"));
@@ -77,5 +79,40 @@ describe("the devnet's terminal", () => {
     const freshBlock2 = await waitFor("a second block", async () => (await height(fresh.nodes[0]!.api)) >= 2, 30_000).then(async () => (await getJson<{ id: string }>(`${fresh.nodes[0]!.api}/blocks/at/2`)).id);
     expect(freshBlock2).not.toBe(block2);
     await stop(fresh);
+  });
+});
+
+describe("stopping the devnet through npm", () => {
+  it("a kill of npx's own process stops the devnet and its nodes (npm puts a shell between them, which passes no signal on)", async () => {
+    const dataRoot = join(root, "npx");
+    const apiPort = await freePortRange(1);
+    let p2pPort = await freePortRange(1);
+    while (p2pPort === apiPort) p2pPort = await freePortRange(1);
+    const args = ["anchord", "devnet", "--nodes", "1", "--block-time", "1", "--data-root", dataRoot, "--api-port", String(apiPort), "--p2p-port", String(p2pPort)];
+    // its own process group, so that whatever happens the test can take all of it down
+    const npx = spawn("npx", args, { cwd: REPO_ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    npx.stdout.on("data", (c: Buffer) => void (out += c.toString()));
+    npx.stderr.on("data", (c: Buffer) => void (out += c.toString()));
+    const api = `http://127.0.0.1:${apiPort}`;
+    const answers = (): Promise<boolean> => fetch(`${api}/node/status`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      await waitFor("the devnet serving", async () => existsSync(join(dataRoot, "devnet.pid")) && (await answers()), 90_000);
+      const devnetPid = Number(readFileSync(join(dataRoot, "devnet.pid"), "utf8"));
+      expect(devnetPid).not.toBe(npx.pid);
+      npx.kill("SIGTERM");
+      await waitFor("the devnet gone", async () => !alive(devnetPid) && !(await answers()), 30_000);
+      expect(out).toContain("All nodes stopped.");
+    } finally {
+      killGroup(npx);
+    }
   });
 });

@@ -15,6 +15,7 @@ import { loadOrCreatePeerKey, writeFileDurably } from "@anchord/network";
 import { apiTokenProblem } from "@anchord/node";
 import { buildGenesis } from "./genesis.js";
 import { intOption, logLevelOption, numberOption, parse, UsageError } from "../args.js";
+import { launchedByNpm, watchParent } from "../parentWatch.js";
 
 /**
  * Default --max-old-space-size of devnet nodes (docs/performance.md, node-memory). 384, not 256:
@@ -340,6 +341,8 @@ export async function devnetCommand(argv: string[]): Promise<number> {
 
   process.on("SIGINT", () => void stopAll().then(() => process.exit(0)));
   process.on("SIGTERM", () => void stopAll().then(() => process.exit(0)));
+  // `kill <pid of npm run devnet / npx anchord devnet>` does not reach this process (parentWatch.ts)
+  if (launchedByNpm()) watchParent(() => void stopAll().then(() => process.exit(0)));
 
   try {
     await Promise.all(nodes.map((node, i) => waitHealthy(node.api, node.peerId, children[i]!, 60_000)));

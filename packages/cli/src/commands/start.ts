@@ -6,6 +6,7 @@ import { Node, apiTokenProblem, createLogger, defaultNodeOptions } from "@anchor
 import pretty from "pino-pretty";
 import type { DestinationStream } from "pino";
 import { intOption, listOption, logLevelOption, parse, UsageError } from "../args.js";
+import { launchedByNpm, watchParent } from "../parentWatch.js";
 
 const HELP = `Usage: anchord start --genesis <file> [options]
 
@@ -150,12 +151,7 @@ export async function startCommand(argv: string[]): Promise<number | void> {
     };
     process.on("SIGINT", () => stop("SIGINT"));
     process.on("SIGTERM", () => stop("SIGTERM"));
-    if (v["exit-with-parent"]) {
-      const parent = process.ppid;
-      setInterval(() => {
-        if (process.ppid !== parent) stop("parent-exit");
-      }, 1000).unref();
-    }
+    if (v["exit-with-parent"] || launchedByNpm()) watchParent(() => stop("parent-exit"));
   });
   logger.flush?.();
   return 0;
