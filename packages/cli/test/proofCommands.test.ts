@@ -109,6 +109,36 @@ describe("anchord anchor", () => {
     expect(JSON.parse(readFileSync(`${file}.proof.json`, "utf8"))).toEqual(bundle);
   });
 
+  it("a node that requires its token says how to give it; --final that times out in a block says not final yet", async () => {
+    const file = join(dir, "token.txt");
+    writeFileSync(file, "needs a token\n");
+    const { bundle } = bundleFor(Buffer.from(sha256Hex(readFileSync(file)), "hex"));
+    const url = await node((key) => {
+      if (key === "POST /hash") return [401, { error: 2, message: "this route requires an API token" }];
+      return undefined;
+    });
+    const saved = process.env["ANCHORD_API_TOKEN"];
+    delete process.env["ANCHORD_API_TOKEN"];
+    try {
+      capture();
+      expect(await anchorCommand([file, "--node", url])).toBe(1);
+      expect(out).toContain("the node requires its API token: give it with --token <t> or ANCHORD_API_TOKEN");
+      capture();
+      expect(await anchorCommand([file, "--node", url, "--token", "wrong"])).toBe(1);
+      expect(out).toContain("the token given (--token or ANCHORD_API_TOKEN) is not the node's");
+    } finally {
+      if (saved !== undefined) process.env["ANCHORD_API_TOKEN"] = saved;
+    }
+    const confirmed = await node((key) => {
+      if (key === "POST /hash") return [200, { chainpoint: bundle.chainpoint }];
+      if (key.endsWith("/status")) return [200, { status: "confirmed" }];
+      return undefined;
+    });
+    capture();
+    expect(await anchorCommand([file, "--node", confirmed, "--final", "--timeout", "1"])).toBe(1);
+    expect(out).toContain("in a block but not final yet after the timeout");
+  });
+
   it("exits 2 on usage errors, a bad --timeout too", async () => {
     const file = join(dir, "usage.txt");
     writeFileSync(file, "x");

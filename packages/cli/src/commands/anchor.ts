@@ -39,6 +39,10 @@ interface Target {
 async function anchorFile(node: string, file: string, token: string | undefined): Promise<Target> {
   const hash = await sha256File(file);
   const a = await requestNode(node, "/hash", { method: "POST", body: { hash }, ...(token === undefined ? {} : { token }) });
+  if (a.status === 401) {
+    const how = token === undefined ? "give it with --token <t> or ANCHORD_API_TOKEN" : "the token given (--token or ANCHORD_API_TOKEN) is not the node's";
+    throw new NodeRequestError(`${node}/hash`, a.status, `anchoring ${file} failed: the node requires its API token: ${how}`);
+  }
   if (a.status !== 200) throw new NodeRequestError(`${node}/hash`, a.status, `anchoring ${file} failed: ${errorOf(a)}`);
   const sourceId = (a.body as { chainpoint?: { anchors?: { sourceId?: string }[] } }).chainpoint?.anchors?.[0]?.sourceId ?? "?";
   return { file, hash, sourceId };
@@ -54,7 +58,10 @@ async function waitForProof(node: string, t: Target, final: boolean, deadline: n
       // a reorg between the two requests: ask again
       if (p.status === 200) return p.body;
     } else if (s.status !== 200) throw new NodeRequestError(`${node}/hash/${t.hash}/status`, s.status, `status of ${t.file}: ${errorOf(s)}`);
-    if (Date.now() > deadline) throw new Error(`${t.file}: still ${status ?? "unknown"} after the timeout; run the command again later`);
+    if (Date.now() > deadline) {
+      const where = final && status === "confirmed" ? "in a block but not final yet" : `still ${status ?? "unknown"}`;
+      throw new Error(`${t.file}: ${where} after the timeout; run the command again later`);
+    }
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }

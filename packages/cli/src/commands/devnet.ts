@@ -62,13 +62,13 @@ Options:
   --nodes <n>          number of nodes, 1 to 10 (default 3)
   --keep               resume the previous devnet's chain (same data root) instead of deleting it
   --api-token <t>      every node requires this token on POST /hash and wallet-signing routes
-  --block-time <s>     average block delay in seconds (default 3)
+  --block-time <s>     average block delay in seconds, 0.2 to 600 (default 3)
   --name <name>        network name (anchors are typed <name>DataTransaction; default Anchord)
   --data-root <dir>    where data goes (default devnet/.data in the repository)
   --api-port <p>       API port of node 0 (default 6869); node i uses p+i
   --p2p-port <p>       libp2p port of node 0 (default 7869); node i uses p+i
-  --log-level <l>      log level of the nodes: trace, debug, info, warn, error (default info;
-                       also ANCHORD_LOG_LEVEL)
+  --log-level <l>      log level of the nodes: trace, debug, info, warn, error, fatal, silent
+                       (default info; also ANCHORD_LOG_LEVEL)
   --max-heap <MB>      V8 old-generation limit of each node process (default ${DEFAULT_NODE_HEAP_MB}): a node's
                        live data is ~50–100 MB, and without a limit V8 lets a busy node's heap
                        grow to several times that before collecting
