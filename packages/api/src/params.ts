@@ -144,7 +144,8 @@ export function decodeHash(text: unknown, encoding: HashEncoding): Uint8Array {
     else bytes = decodeBase64(text);
   }
   if (bytes === undefined) {
-    throw new AnchordError(ErrorCode.INVALID_FIELD, `hash must be a SHA-256 digest (32 bytes) in ${encoding}`, { encoding });
+    const hint = encoding === "hex" && typeof text === "string" && /^0[xX]/.test(text) ? ", without a 0x prefix" : "";
+    throw new AnchordError(ErrorCode.INVALID_FIELD, `hash must be a SHA-256 digest (32 bytes) in ${encoding}${hint}`, { encoding });
   }
   return bytes;
 }

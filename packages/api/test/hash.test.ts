@@ -109,6 +109,10 @@ describe("anchoring: POST /hash, GET /hash/:hash[/encoding/:encoding]", () => {
       `/hash/${HELLO_HEX}/encoding/base32`,
     ];
     for (const path of bad) expectErrorBody(await t.get(path), 400);
+    // a 0x prefix is refused with a hint
+    const prefixed = await t.get(`/hash/0x${HELLO_HEX}`);
+    expectErrorBody(prefixed, 400);
+    expect((prefixed.json as { message: string }).message).toBe("hash must be a SHA-256 digest (32 bytes) in hex, without a 0x prefix");
   });
 
   it("rejects bad POST bodies with 400 and creates nothing", async () => {

@@ -44,7 +44,13 @@ describe("transactions: broadcast, info, unconfirmed", () => {
   });
 
   it("GET /transactions/info/:id: 404 code 311 until confirmed, then the transaction with height and lease status", async () => {
-    expectErrorBody(await t.get(`/transactions/info/${LEASE_V3_ID}`), 404, 311);
+    const pooled = await t.get(`/transactions/info/${LEASE_V3_ID}`);
+    expectErrorBody(pooled, 404, 311);
+    // still LTO's 404 / 311, but a transaction in the pool is told apart from one nobody knows
+    expect((pooled.json as { message: string }).message).toMatch(/^transaction is not in a block yet: it is in this node's pool/);
+    const unknown = await t.get(`/transactions/info/${CANCEL_V3_ID}`);
+    expectErrorBody(unknown, 404, 311);
+    expect((unknown.json as { message: string }).message).toBe("transaction does not exist");
     t.backend.mine();
     const r = await t.get(`/transactions/info/${LEASE_V3_ID}`);
     expect(r.status).toBe(200);

@@ -53,7 +53,9 @@ import { group, short, tokens } from "./format.js";
 
 export function amount(units: string | number | bigint | undefined): HTMLElement {
   if (units === undefined) return h("span", null, "—");
-  return h("span", { class: "amount", title: `${group(units)} base units` }, tokens(units), h("span", { class: "unit" }, " tokens"));
+  // "1 token", "0.5 tokens", "1.5 tokens": singular for exactly one
+  const one = BigInt(units) === 100_000_000n;
+  return h("span", { class: "amount", title: `${group(units)} base units` }, tokens(units), h("span", { class: "unit" }, one ? " token" : " tokens"));
 }
 
 export function link(href: string, text: string, label?: string): HTMLAnchorElement {

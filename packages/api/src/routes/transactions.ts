@@ -41,7 +41,13 @@ export const transactionRoutes: RouteDef[] = [
     handler: ({ backend, params }) => {
       const id = parseId(params["id"], "transaction id");
       const found = backend.transaction(id);
-      if (found === undefined) throw new AnchordError(ErrorCode.NOT_FOUND, "transaction does not exist", { id });
+      if (found === undefined) {
+        // LTO's answer (404, code 311) either way; a transaction still in the pool is told apart
+        if (backend.transactionStatus(id).status === "unconfirmed") {
+          throw new AnchordError(ErrorCode.NOT_FOUND, "transaction is not in a block yet: it is in this node's pool (GET /transactions/status?id=… or /transactions/unconfirmed)", { id });
+        }
+        throw new AnchordError(ErrorCode.NOT_FOUND, "transaction does not exist", { id });
+      }
       const out: Record<string, unknown> = { ...txToJson(found.tx), height: found.height };
       if (found.tx.type === TxType.Lease) {
         const status = backend.leaseStatus(id);

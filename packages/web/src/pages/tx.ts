@@ -30,6 +30,32 @@ async function leaseState(tx: Tx): Promise<LeaseState> {
   }
 }
 
+/** How often, and for how long, a lease's page asks whether a cancel sent from it is in a block. */
+const CANCEL_POLL_MS = 2_000;
+const CANCEL_WATCH_MS = 10 * 60_000;
+
+/** Once the cancel is in a block, the page says so (badge and result), without a reload. */
+function watchCanceled(tx: Tx, form: HTMLElement, result: HTMLElement): void {
+  const until = Date.now() + CANCEL_WATCH_MS;
+  const again = (): void => void (form.isConnected && Date.now() < until && setTimeout(poll, CANCEL_POLL_MS));
+  const poll = (): void => {
+    if (!form.isConnected) return;
+    leaseState(tx).then((s) => {
+      if (s.status !== "canceled") return again();
+      const badge = document.getElementById("lease-status");
+      if (badge) {
+        badge.textContent = "canceled";
+        badge.className = "badge warn";
+      }
+      replace(
+        result,
+        h("p", { class: "ok", id: "cancel-done" }, "The lease is canceled", s.cancelTransactionId !== undefined ? [" by ", txLink(s.cancelTransactionId, true)] : "", s.cancelHeight !== undefined ? ` at height ${group(s.cancelHeight)}` : "", "."),
+      );
+    }, again);
+  };
+  again();
+}
+
 /**
  * How long the confirm button stays disabled after it appears, and after the window comes back
  * into focus: a click that was aimed elsewhere (a popup opened under the pointer, the second click
@@ -97,6 +123,7 @@ function cancelForm(tx: Tx, wallet: readonly string[]): HTMLElement {
       (c) => {
         confirm.hidden = true;
         replace(result, h("p", { class: "ok" }, "Cancel transaction sent: ", txLink(String(c["id"]), true), ". The lease ends once it is in a block."));
+        watchCanceled(tx, form, result);
       },
       (e: unknown) => {
         no.disabled = false;
