@@ -108,6 +108,13 @@ describe("help and usage errors", () => {
     const blank = await run(["start", "--genesis", join(root, "g.json"), "--bootstrap", ""]);
     expect(blank.code).toBe(2);
     expect(blank.stderr).toContain("--bootstrap has an empty value");
+    // an address given as a seed: refused before the wallet keeps a key that holds nothing
+    const dataDir = join(root, "seeded");
+    const address = run(["start", "--genesis", join(root, "g.json"), "--data-dir", dataDir, "--wallet-seed", ACCOUNTS[0]!.address]);
+    const asSeed = await address;
+    expect(asSeed.code).toBe(2);
+    expect(asSeed.stderr).toContain(`a wallet seed is an address (${ACCOUNTS[0]!.address})`);
+    expect(existsSync(dataDir)).toBe(false);
   });
 
   it("an unknown option close to a known one suggests it", async () => {

@@ -11,7 +11,7 @@
  * bisection: Λ* ≈ 0.65343; then bt = Λ*·C2/B, and the integer next to it with the expected delay
  * closest to T is taken (at least 1). Only the total generating balance matters, not how it is split.
  */
-import { AnchordError, ErrorCode, INT64_MAX } from "@anchord/protocol";
+import { AnchordError, ErrorCode, INT64_MAX, TOKEN } from "@anchord/protocol";
 import { C2, delayScale, minDelay } from "./fairpos.js";
 
 const EULER_GAMMA = 0.5772156649015329;
@@ -76,7 +76,7 @@ export function solveLambda(target: number): number {
 export function initialBaseTarget(generatorBalances: readonly bigint[], averageBlockDelayMs: number, minGeneratingBalance = 0n): bigint {
   let total = 0n;
   for (const b of generatorBalances) if (b > 0n && b >= minGeneratingBalance) total += b;
-  if (total <= 0n) throw new AnchordError(ErrorCode.INVALID_FIELD, "initial base target: no generator has a positive balance at or above the minimum generating balance");
+  if (total <= 0n) throw new AnchordError(ErrorCode.INVALID_FIELD, `initial base target: no generator has a positive balance of at least the minimum generating balance (${minGeneratingBalance} base units${minGeneratingBalance > 0n ? ` = ${minGeneratingBalance / TOKEN} tokens` : ""})`);
   const T = averageBlockDelayMs;
   const lambda = solveLambda((T - minDelay(T)) / delayScale(T));
   const approx = (lambda * C2) / Number(total);

@@ -37,6 +37,7 @@ describe("initial base target", () => {
   it("skips balances below the minimum and rejects an empty set", () => {
     expect(initialBaseTarget([300_000_000_000_000n, 5n], 5000, 1000n)).toBe(1089n);
     expect(() => initialBaseTarget([5n], 5000, 1000n)).toThrow(expect.objectContaining({ code: "INVALID_FIELD" }));
+    expect(() => initialBaseTarget([5n], 5000, 1000n * 100_000_000n)).toThrow("(100000000000 base units = 1000 tokens)");
     let err: unknown;
     try {
       initialBaseTarget([], 5000);

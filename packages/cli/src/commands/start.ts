@@ -1,6 +1,7 @@
 /** `anchord start`: runs one node until SIGINT/SIGTERM. */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { tryBase58Decode } from "@anchord/crypto";
 import { isAnchordError, loadGenesisFile } from "@anchord/protocol";
 import { Node, apiTokenProblem, createLogger, defaultNodeOptions } from "@anchord/node";
 import pretty from "pino-pretty";
@@ -98,15 +99,20 @@ export async function startCommand(argv: string[]): Promise<number | void> {
   const apiPort = intOption(v, "api-port", defaultNodeOptions.apiPort, 0, 65535);
   const p2pPort = intOption(v, "p2p-port", defaultNodeOptions.p2pPort, 0, 65535);
   const bootstrap = listOption(v, "bootstrap");
-  const genesis = loadGenesisFile(resolve(v.genesis));
   const seeds = [...((v["wallet-seed"] as string[] | undefined) ?? [])];
   if (process.env.ANCHORD_WALLET_SEED) seeds.push(process.env.ANCHORD_WALLET_SEED);
   if (typeof v["wallet-seed-file"] === "string") {
     seeds.push(...readFileSync(v["wallet-seed-file"], "utf8").split("\n").map((s) => s.trim()).filter(Boolean));
   }
+  // any text is a seed, but an address is a slip (the key it makes holds nothing, and the wallet keeps it)
+  for (const seed of seeds) {
+    const bytes = tryBase58Decode(seed.trim(), 26);
+    if (bytes !== undefined && bytes[0] === 1) throw new UsageError(`a wallet seed is an address (${seed.trim()}), not a seed phrase: give the seed of that account`);
+  }
   const token = (v["api-token"] as string | undefined) ?? (process.env.ANCHORD_API_TOKEN || undefined);
   const tokenProblem = token === undefined ? undefined : apiTokenProblem(token);
   if (tokenProblem !== undefined) throw new UsageError(`--api-token: ${tokenProblem}`);
+  const genesis = loadGenesisFile(resolve(v.genesis));
   const logger = createLogger({ name: v.name as string | undefined, level: logLevelOption(v), destination: logDestination(v["log-format"]) });
   let node: Node;
   try {
