@@ -62,6 +62,9 @@ function logDestination(format: unknown): DestinationStream | undefined {
     translateTime: "SYS:HH:MM:ss.l",
     ignore: "pid,hostname,node,module",
     messageFormat: "{if node}[{node}] {end}{if module}{module}: {end}{msg}",
+    // a line per event, its fields after the message (not one line per field: a block a second
+    // would scroll a terminal by ~8 lines a second)
+    singleLine: true,
     sync: true,
   });
 }
