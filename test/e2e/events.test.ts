@@ -305,4 +305,42 @@ describe("GET /events", () => {
       await c.stop();
     }
   }, 60_000);
+
+  it("after a restart, a first change that is a reorganisation does not announce again what was final before it", async () => {
+    const dataDir = tempDir();
+    let c = await startTestNode({ genesis, generate: false, dataDir, name: "events-e" });
+    const d = await startTestNode({ genesis, generate: false, api: false, name: "events-f" });
+    try {
+      const hash = sha256(new TextEncoder().encode("final before a restart"));
+      await forge(c, (ts) => [anchorTx(users[0]!.seed, [hash], ts)], d);
+      const anchoredAt = c.ledger.height;
+      // maxRollback 5: final in this run, and announced so
+      const before = await SseClient.connect(`${c.apiUrl!}/events`);
+      for (let i = 0; i < 5; i++) await forge(c, () => [], d);
+      await waitFor("the final event", () => before.of<{ final: boolean }>("anchor").some((e) => e.final), 10_000);
+      await before.close();
+      await c.stop();
+      c = await startTestNode({ genesis, generate: false, dataDir, name: "events-e2" });
+      const stream = await SseClient.connect(`${c.apiUrl!}/events`);
+      // the first change: a fork from one block below the tip, two blocks long (d's); its first
+      // block is at the height that made the anchor final
+      expect(c.ledger.height).toBe(anchoredAt + 5);
+      const common = c.ledger.height - 1;
+      const fork = [];
+      expect((await d.ledger.rollback(common)).length).toBe(1);
+      for (let i = 0; i < 2; i++) {
+        const block = nextBlock(d, keys, i === 0 ? [transfer(users[2]!, users[3]!.address, 1n, d.ledger.lastHeader.timestamp)] : []);
+        expect((await d.chain.processBlock(block, "local")).status).toBe("applied");
+        fork.push(block);
+      }
+      expect(await c.chain.switchFork(common, fork)).toBe(true);
+      await waitFor("the fork's blocks", () => stream.of<{ height: number }>("block").some((e) => e.height === common + 2), 10_000);
+      // the anchor's block (anchoredAt, final since the last run) is not final a second time
+      expect(common + 2 - 5).toBeGreaterThanOrEqual(anchoredAt);
+      expect(stream.of("anchor")).toEqual([]);
+      await stream.close();
+    } finally {
+      await Promise.all([c.stop(), d.stop()]);
+    }
+  }, 60_000);
 });

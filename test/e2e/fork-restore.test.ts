@@ -45,6 +45,21 @@ afterAll(async () => {
   for (const d of dirs) removeDir(d);
 });
 
+/**
+ * What a's chain listeners (the event feed, metrics, the anchor sweep) are told, with a's height
+ * when they are told: each step as it is made, not all at the end. Told all at once, a fork of
+ * many large blocks put more events at once than the event feed holds for a client that reads,
+ * and a switch that failed told nothing at all.
+ */
+let told: string[] = [];
+function listen(node: Node): void {
+  node.chain.on({
+    onReorg: ({ commonHeight }) => void told.push(`rollback to ${commonHeight} (at ${node.ledger.height})`),
+    onApplied: (_b, height) => void told.push(`block ${height} (at ${node.ledger.height})`),
+  });
+}
+const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
 async function forge(node: Node, block: Block): Promise<Block> {
   expect((await node.chain.processBlock(block, "local")).status).toBe("applied");
   return block;
@@ -74,6 +89,8 @@ describe("a failed fork switch", () => {
     validFork = [...fork];
     fork.push(nextBlock(b, keys, [overspend]));
 
+    listen(a);
+    told = [];
     const error = await a.chain.switchFork(common, fork).then(
       () => undefined,
       (e: unknown) => e,
@@ -82,6 +99,14 @@ describe("a failed fork switch", () => {
     expect(isAnchordError(error) ? error.code : String(error)).toBe("BLOCK_INVALID_TX");
     expect(chainIds(a)).toEqual(before);
     expect(a.ledger.height).toBe(common + 2);
+    // told as it went: the rollback, the fork's valid blocks, the rollback of those, a's blocks again
+    const forkTop = common + 3 * MAX_ROLLBACK;
+    expect(told).toEqual([
+      `rollback to ${common} (at ${common})`,
+      ...range(common + 1, forkTop).map((h) => `block ${h} (at ${h})`),
+      `rollback to ${common} (at ${common})`,
+      ...range(common + 1, common + 2).map((h) => `block ${h} (at ${h})`),
+    ]);
 
     // and a can still reorganise as deep as the rule allows: a fork from maxRollback below its tip
     const deep = a.ledger.height - MAX_ROLLBACK;
@@ -93,8 +118,10 @@ describe("a failed fork switch", () => {
 
   it("a switch that succeeds past the rollback limit keeps undo records for 2 × maxRollback blocks, as ordinary blocks do", async () => {
     // the valid part of the fork above: 3 × maxRollback blocks on the common block, a's tip 2 above it
+    told = [];
     expect(await a.chain.switchFork(forkCommon, validFork)).toBe(true);
     expect(chainIds(a)).toEqual(chainIds(b));
+    expect(told).toEqual([`rollback to ${forkCommon} (at ${forkCommon})`, ...range(forkCommon + 1, forkCommon + validFork.length).map((h) => `block ${h} (at ${h})`)]);
     const kept = [...Array(a.ledger.height).keys()].map((i) => i + 1).filter((h) => h > 1 && a.ledger.hasUndo(h));
     expect(kept).toEqual(Array.from({ length: 2 * MAX_ROLLBACK }, (_, i) => a.ledger.height - 2 * MAX_ROLLBACK + 1 + i));
   });

@@ -115,7 +115,7 @@ export class Chain {
     const height = this.ledger.height;
     const applyMs = Math.round(performance.now() - started);
     for (const tx of block.transactions) this.admission.verified.add(tx);
-    for (const l of this.listeners) l.onApplied?.(block, height, source, applyMs);
+    this.tell((l) => l.onApplied?.(block, height, source, applyMs));
     await this.admission.afterLedgerChange([], new Set(block.transactions.map((tx) => tx.id)));
   }
 
@@ -211,6 +211,11 @@ export class Chain {
     }
     await this.admission.pool.stash(doomed.flatMap((b) => b.transactions));
     const dropped = await ledger.rollback(commonHeight);
+    // The listeners hear of each step as it is made: the rollback, then each block once it is
+    // written (fsynced, as every block but catch-up's). Told all at once at the end, a fork of
+    // many large blocks put more events at once than an event stream holds for a client that
+    // reads (100,000), and cut every stream before any client had the rollback.
+    this.tell((l) => l.onReorg?.({ fromHeight, commonHeight, toHeight: commonHeight + blocks.length, dropped: dropped.length }));
     try {
       for (const b of blocks) {
         this.validateConsensus(b, ledger.height);
@@ -220,11 +225,20 @@ export class Chain {
         // fork may be longer than the rollback limit, and a failed one is taken back whole)
         await ledger.applyBlock(b, { verified: () => true, keepUndo: true });
         for (const tx of b.transactions) this.admission.verified.add(tx);
+        const height = ledger.height;
+        this.tell((l) => l.onApplied?.(b, height, source, undefined));
       }
     } catch (e) {
-      // Restore our chain exactly as it was.
+      // Restore our chain exactly as it was, and say so: the fork's blocks applied so far are
+      // rolled back (told as a rollback, as any), then ours are applied again (told as applied).
+      const partial = ledger.height;
       await ledger.rollback(commonHeight, { unbounded: true });
-      for (const b of dropped) await ledger.applyBlock(b, { verified: () => true });
+      this.tell((l) => l.onReorg?.({ fromHeight: partial, commonHeight, toHeight: fromHeight, dropped: partial - commonHeight }));
+      for (const b of dropped) {
+        await ledger.applyBlock(b, { verified: () => true });
+        const height = ledger.height;
+        this.tell((l) => l.onApplied?.(b, height, source, undefined));
+      }
       // (nothing is left out of retention now; this clears the ledger's note of kept records)
       await ledger.pruneUndo(commonHeight + 1, ledger.height);
       await this.admission.afterLedgerChange();
@@ -235,11 +249,17 @@ export class Chain {
     const returned = await this.admission.afterLedgerChange(dropped.flatMap((b) => b.transactions));
     const info = { fromHeight, commonHeight, toHeight: ledger.height, dropped: dropped.length };
     this.logger.info(info, "Chain reorganised to a fork with a higher score");
+    if (returned.length) this.tell((l) => l.onReturned?.(returned));
+  }
+
+  /** Tells every listener; one that throws does not keep the others from hearing. */
+  private tell(fn: (l: ChainEvents) => void): void {
     for (const l of this.listeners) {
-      l.onReorg?.(info);
-      if (returned.length) l.onReturned?.(returned);
-      let h = commonHeight;
-      for (const b of blocks) l.onApplied?.(b, ++h, source, undefined);
+      try {
+        fn(l);
+      } catch (e) {
+        this.logger.error({ err: e instanceof Error ? e.message : String(e) }, "Chain listener threw");
+      }
     }
   }
 }

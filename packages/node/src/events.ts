@@ -162,8 +162,12 @@ export function chainEventSource(log: EventLog, ledger: Ledger, logger: Logger):
   const startHeight = ledger.height;
   /** The read-backs, one after the other, so that final events keep the order of their blocks. */
   let finals: Promise<void> = Promise.resolve();
-  /** The highest height whose final events were sent (a height reached again after a reorganisation is not final twice). */
-  let finalSent = 0;
+  /**
+   * The highest height whose final events were sent (a height reached again after a
+   * reorganisation is not final twice). At start, what was final before this run was told then:
+   * a first change that is a reorganisation does not tell it again.
+   */
+  let finalSent = Math.max(0, startHeight - config.maxRollback);
 
   /** One `anchor` event per anchored hash of `block`, in its order; whether there was any. */
   const emitAnchors = (block: Block, height: number, final: boolean): boolean => {
