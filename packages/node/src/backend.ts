@@ -192,7 +192,9 @@ export class NodeBackend implements ApiBackend {
   transactionStatus(id: string): TransactionStatus {
     const height = this.node.ledger.transactionHeight(id);
     if (height !== undefined) return { status: "confirmed", height };
-    return this.node.pool.has(id) ? { status: "unconfirmed" } : { status: "not_found" };
+    // one of the blocks a reorganisation is rolling back: unconfirmed until the switch decides, not lost
+    const pool = this.node.pool;
+    return pool.has(id) || pool.isStashed(id) ? { status: "unconfirmed" } : { status: "not_found" };
   }
 
   async signTransaction(body: JsonValue, submit: boolean): Promise<SignedTx> {

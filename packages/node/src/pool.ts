@@ -335,6 +335,14 @@ export class TxPool {
     if (puts.length) await this.write(puts);
   }
 
+  /**
+   * Whether `id` is a transaction of blocks being rolled back, stored ahead of the rollback and not
+   * yet readmitted or dropped (a reorganisation in progress): not lost, not in a block either.
+   */
+  isStashed(id: string): boolean {
+    return this.stashed.has(id);
+  }
+
   /** Whether transactions are stashed, waiting for the next afterLedgerChange. */
   hasStashed(): boolean {
     return this.stashed.size > 0;

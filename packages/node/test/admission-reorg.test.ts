@@ -40,6 +40,37 @@ async function leaseThenCancel() {
   return { node, start, lease, block, cancel };
 }
 
+describe("reads while a reorganisation is under way", () => {
+  it("a transaction of a block being rolled back reads unconfirmed until the switch decides, not not_found", async () => {
+    const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 100n]]), timestamp: Date.now() - 3_600_000 };
+    const node = await Node.start(
+      { dataDir: join(tempDir(), "n"), genesis, api: { host: "127.0.0.1", port: 0, rateLimit: false }, p2p: false, generate: false, walletSeeds: [] },
+      silentLogger(),
+    );
+    try {
+      const lease = signed(alice, { type: 8, fee: FEE, recipient: gen.address, amount: 10n * TOKEN });
+      const block = nextBlock(node, gen, [lease]);
+      expect((await node.chain.processBlock(block, "local")).status).toBe("applied");
+      const status = async (): Promise<string> => {
+        const r = await fetch(`${node.apiUrl!}/transactions/status?id=${lease.id}`);
+        return ((await r.json()) as { status: string }[])[0]!.status;
+      };
+      expect(await status()).toBe("confirmed");
+      // Chain.switchFork's steps, with the chain's lock held as it holds it: the block is rolled
+      // back; while the fork is checked and applied, its transactions are neither confirmed nor lost
+      await node.chain.exclusive(async () => {
+        await node.pool.stash(block.transactions);
+        await node.ledger.rollback(node.ledger.height - 1);
+        expect(await status()).toBe("unconfirmed");
+        await node.admission.afterLedgerChange(block.transactions);
+      });
+      expect(await status()).toBe("unconfirmed");
+    } finally {
+      await node.stop();
+    }
+  });
+});
+
 describe("readmission after a rollback", () => {
   it("readmits the dropped block's transactions ahead of the pooled ones, under their stash keys", async () => {
     const setup = await leaseThenCancel();
