@@ -126,8 +126,12 @@ export interface EventChunk {
 
 /** The node's recent events, for the live feed. Ids increase by one. */
 export interface EventFeed {
-  /** Id of the newest event (the one before the first event when there is none yet). */
+  /** Sequence number of the newest event (the one before the first event when there is none yet). */
   lastId(): number;
+  /** The id clients see for a sequence number (`<run>-<seq>`: unique to this run of this node). */
+  idText(seq: number): string;
+  /** The sequence number of an id a client sent; undefined when it is not an id of this run of this node. */
+  parseId(text: string): number | undefined;
   /**
    * The events after `afterId`, oldest first, at most `max`, as frames; with `address`, only
    * the `tx` events that concern it (other types are all kept). Undefined when `afterId` is

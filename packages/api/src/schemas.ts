@@ -274,7 +274,7 @@ export const SCHEMAS = {
       updatedTimestamp: { type: "integer", format: "int64" },
       updatedDate: { type: "string", format: "date-time" },
       chainId: { type: "string", description: "The network's chain id (one character; the devnet's is D)" },
-      network: { type: "string", description: "The network's name (chainpoint anchors are typed <network>DataTransaction)" },
+      network: { type: "string", description: "The network's name (chainpoint anchors are typed `<network>DataTransaction`)" },
       lastBlockId: base58("Id of the last block"),
       genesisBlockId: base58("Id of the genesis block"),
       lastBlockGenerator: address,

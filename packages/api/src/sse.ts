@@ -51,8 +51,8 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = Object.freeze({
 const BATCH = 256;
 
 export interface StreamRequest {
-  /** Resume after this event id (`Last-Event-ID`); undefined: from now on. */
-  readonly lastEventId: number | undefined;
+  /** Resume after this event id (`Last-Event-ID`, as the client sent it); undefined: from now on. */
+  readonly lastEventId: string | undefined;
   /** Only `tx` events concerning this address (other event types are all sent). */
   readonly address: string | undefined;
 }
@@ -109,15 +109,17 @@ export function streamEvents(res: ServerResponse, feed: EventFeed, request: Stre
   // the browser's EventSource reconnects after `retry` ms with Last-Event-ID
   let head = "retry: 1000\n\n";
   if (request.lastEventId !== undefined) {
-    if (feed.read(request.lastEventId, 0) === undefined) {
-      head += `id: ${cursor}\nevent: gap\ndata: ${JSON.stringify({ lastEventId: request.lastEventId, resumedAt: cursor, window: feed.capacity, reason: "events after lastEventId are no longer kept (or it is not an id of this node's current run): re-read the state, then follow from here" })}\n\n`;
-    } else cursor = request.lastEventId;
+    const resumeAt = feed.parseId(request.lastEventId);
+    if (resumeAt === undefined || feed.read(resumeAt, 0) === undefined) {
+      const resumedAt = feed.idText(cursor);
+      head += `id: ${resumedAt}\nevent: gap\ndata: ${JSON.stringify({ lastEventId: request.lastEventId, resumedAt, window: feed.capacity, reason: "events after lastEventId are no longer kept (or it is not an id of this node's current run): re-read the state, then follow from here" })}\n\n`;
+    } else cursor = resumeAt;
   }
   res.write(head);
 
   const cut = (reason: string): void => {
     if (!open) return;
-    res.end(`event: close\ndata: ${JSON.stringify({ reason, lastEventId: cursor })}\n\n`);
+    res.end(`event: close\ndata: ${JSON.stringify({ reason, lastEventId: feed.idText(cursor) })}\n\n`);
     setTimeout(() => socket.destroy(), limits.closeGraceMs).unref();
     finish();
   };

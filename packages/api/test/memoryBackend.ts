@@ -341,7 +341,14 @@ export class MemoryBackend implements ApiBackend {
     return tx;
   }
   events(): EventFeed {
-    return { capacity: 0, lastId: () => 0, read: (id) => (id === 0 ? { bytes: new Uint8Array(0), lastId: 0 } : undefined), subscribe: () => () => undefined };
+    return {
+      capacity: 0,
+      lastId: () => 0,
+      idText: (seq) => `memory-${seq}`,
+      parseId: (text) => (text === "memory-0" ? 0 : undefined),
+      read: (id) => (id === 0 ? { bytes: new Uint8Array(0), lastId: 0 } : undefined),
+      subscribe: () => () => undefined,
+    };
   }
   height(): number {
     return this.blocks.length;

@@ -4,10 +4,13 @@
  * gets every event it missed exactly once (a reorganisation is itself an event: `rollback`, then
  * the new blocks).
  *
- * Ids start at the node's start time in microseconds and increase by one per event, so ids of an
- * earlier run of the node are below every id of this one: a client resuming with one is told it
- * is past the window, never handed wrong events.
+ * An id is `<run>-<seq>`: a random tag of this run of the node, and a sequence number that
+ * increases by one per event. A client resuming with an id of an earlier run, or of another node
+ * (behind a load balancer, or a devnet's nodes, which start milliseconds apart), is told it is past
+ * the window, never handed wrong events: ids that were numbers from the start time in µs let
+ * another node's id, 20 ms younger, fall inside this node's window after 20,000 events.
  */
+import { randomBytes } from "node:crypto";
 import { addressFromPublicKey, toHex } from "@anchord/crypto";
 import { TxType, flatString, isFinalHeight, type Block, type NetworkConfig } from "@anchord/protocol";
 import type { ChainEventType, EventChunk, EventFeed } from "@anchord/api";
@@ -66,10 +69,15 @@ export class EventLog implements EventFeed {
   private wakeScheduled = false;
   private unnotified = 0;
 
+  /** This run's tag, the first part of every id (`<run>-<seq>`). */
+  readonly run: string;
+
   constructor(
     readonly capacity: number = EVENT_WINDOW,
-    firstId: number = Date.now() * 1000,
+    firstId = 1,
+    run: string = randomBytes(5).readUIntBE(0, 5).toString(36),
   ) {
+    this.run = run;
     this.data = new Array<string | undefined>(capacity);
     this.types = new Uint8Array(capacity);
     this.concerns = new Array<string | undefined>(capacity);
@@ -79,6 +87,17 @@ export class EventLog implements EventFeed {
 
   lastId(): number {
     return this.next - 1;
+  }
+
+  idText(seq: number): string {
+    return `${this.run}-${seq}`;
+  }
+
+  parseId(text: string): number | undefined {
+    const dash = text.lastIndexOf("-");
+    if (dash < 0 || text.slice(0, dash) !== this.run) return undefined;
+    const seq = Number(text.slice(dash + 1));
+    return Number.isSafeInteger(seq) ? seq : undefined;
   }
 
   read(afterId: number, max: number, address?: string): EventChunk | undefined {
@@ -94,7 +113,7 @@ export class EventLog implements EventFeed {
     for (let id = afterId + 1; id <= last; id++) {
       const at = id % this.capacity;
       const concerns = this.concerns[at];
-      if (address === undefined || concerns === undefined || lists(concerns, address)) text += `id: ${id}\nevent: ${TYPES[this.types[at]!]!}\ndata: ${this.data[at]!}\n\n`;
+      if (address === undefined || concerns === undefined || lists(concerns, address)) text += `id: ${this.run}-${id}\nevent: ${TYPES[this.types[at]!]!}\ndata: ${this.data[at]!}\n\n`;
     }
     const chunk: EventChunk = { bytes: text ? Buffer.from(text, "utf8") : EMPTY, lastId: last };
     if (filteredKey === undefined) {

@@ -7,7 +7,7 @@ const B = "3MzvyZvRgaKx1DadoSPjMDsUGyjSTQCXCqn";
 
 describe("EventLog", () => {
   it("reads events after a cursor as SSE frames, at most max, and says when the cursor left the window", () => {
-    const log = new EventLog(4, 100);
+    const log = new EventLog(4, 100, "run1");
     expect(log.lastId()).toBe(99);
     expect(log.read(99, 10)).toEqual({ bytes: new Uint8Array(0), lastId: 99 });
     log.emit("block", { height: 2 });
@@ -16,11 +16,17 @@ describe("EventLog", () => {
     const all = log.read(99, 10)!;
     expect(all.lastId).toBe(102);
     expect(text(all.bytes)).toBe(
-      'id: 100\nevent: block\ndata: {"height":2}\n\n' + 'id: 101\nevent: tx\ndata: {"id":"t","type":4,"height":2}\n\n' + 'id: 102\nevent: rollback\ndata: {"height":1}\n\n',
+      'id: run1-100\nevent: block\ndata: {"height":2}\n\n' + 'id: run1-101\nevent: tx\ndata: {"id":"t","type":4,"height":2}\n\n' + 'id: run1-102\nevent: rollback\ndata: {"height":1}\n\n',
     );
     const two = log.read(99, 2)!;
     expect(two.lastId).toBe(101);
-    expect(text(log.read(101, 5)!.bytes)).toBe('id: 102\nevent: rollback\ndata: {"height":1}\n\n');
+    expect(text(log.read(101, 5)!.bytes)).toBe('id: run1-102\nevent: rollback\ndata: {"height":1}\n\n');
+    // ids as clients see them: this run's parse, another run's (or node's) and bare numbers do not
+    expect(log.idText(101)).toBe("run1-101");
+    expect(log.parseId("run1-101")).toBe(101);
+    expect(log.parseId("run2-101")).toBeUndefined();
+    expect(log.parseId("101")).toBeUndefined();
+    expect(new EventLog().run).not.toBe(new EventLog().run);
     // not yet written, or not an id of this run
     expect(log.read(103, 1)).toBeUndefined();
     expect(log.read(1.5, 1)).toBeUndefined();
@@ -29,7 +35,7 @@ describe("EventLog", () => {
     log.emit("anchor", { hash: "01" });
     expect(log.read(99, 10)).toBeUndefined();
     expect(log.read(100, 10)!.lastId).toBe(104);
-    expect(text(log.read(103, 10)!.bytes)).toBe('id: 104\nevent: anchor\ndata: {"hash":"01"}\n\n');
+    expect(text(log.read(103, 10)!.bytes)).toBe('id: run1-104\nevent: anchor\ndata: {"hash":"01"}\n\n');
   });
 
   it("filters tx events by a whole address and keeps every other event", () => {
