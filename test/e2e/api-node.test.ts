@@ -915,8 +915,13 @@ describe("HTTP API of a real node", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
     let text = "";
-    while (!text.includes("event: gap")) text += new TextDecoder().decode((await reader.read()).value);
+    while (!text.includes("event: gap")) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`the event stream ended before its gap event; it sent: ${JSON.stringify(text)}`);
+      text += decoder.decode(value, { stream: true });
+    }
     await reader.cancel();
   });
 
