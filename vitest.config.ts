@@ -17,6 +17,8 @@ export default defineConfig({
           pool: "forks",
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          // Vitest runs all projects at once unless told otherwise; unit files first, alone.
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -31,6 +33,8 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 240_000,
           hookTimeout: 60_000,
+          // After the unit group has finished, never alongside it (real nodes need the cores).
+          sequence: { groupOrder: 1 },
         },
       },
     ],

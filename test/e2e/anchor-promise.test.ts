@@ -63,18 +63,31 @@ describe("acknowledged anchors", () => {
     nodes.push(B);
     await waitFor("A and B connected", () => A.network!.connectedPeers().length > 0 && B.network!.connectedPeers().length > 0, 30_000);
 
+    // No block while the attack is set up: a block taking the anchor between its submission and
+    // POST /hash would make it a confirmed transaction, rightly answered with.
+    await Promise.all([A.generator!.stop(), B.generator!.stop()]);
     const attacked: { hash: Uint8Array; foreign: string; answered: string }[] = [];
+    let conflicts = 0;
     for (const user of users) {
       const hash = new Uint8Array(randomBytes(32));
       // the anchor's fee is the sender's whole balance; the transfer spends the same funds
       const anchor = sign<AnchorTx>(user.seed, { type: 15, fee: 2n * TOKEN, anchors: [hash] });
       const transfer = sign<TransferTx>(user.seed, { type: 4, fee: TOKEN, amount: TOKEN, recipient: genB.address });
-      await Promise.allSettled([A.submit(anchor), B.submit(transfer)]);
+      // submitted in the same turn, before either can be gossiped to the other node
+      const [toA, toB] = await Promise.allSettled([A.submit(anchor), B.submit(transfer)]);
+      expect(toA.status, "A admits the foreign anchor").toBe("fulfilled");
+      if (toB.status === "fulfilled") conflicts++;
+      // the attack is in place: H is pending at A only in the foreign transaction
+      expect(A.pool.pendingAnchor(hash)).toBe(anchor.id);
       const answered = await postHash(A, hash);
       attacked.push({ hash, foreign: anchor.id, answered });
       expect(answered).not.toBe(anchor.id);
       expect(senderOf(A, answered)).toBe(genA.address);
     }
+    // the conflicting transfer was held by B at least once (both spends of the funds were live)
+    expect(conflicts).toBeGreaterThan(0);
+    A.generator!.start();
+    B.generator!.start();
     // every acknowledged hash lands on both nodes, whichever conflicting transaction won
     await waitFor(
       "every acknowledged hash in a block on A and B",

@@ -24,7 +24,7 @@ import {
 } from "@anchord/protocol";
 import type { Node } from "@anchord/node";
 import { verifyProofBundle } from "@anchord/verify";
-import { sleep, startTestNode, tempDir, testAccount, testGenesis, waitFor } from "../utils/cluster.js";
+import { startTestNode, tempDir, testAccount, testGenesis, waitFor } from "../utils/cluster.js";
 import { REPO_ROOT } from "../utils/devnet-process.js";
 import { big, expectError, get, getJson, observeRequests, post, postJson, request, type HttpResult } from "../utils/http.js";
 
@@ -117,14 +117,9 @@ async function waitConfirmed(url: string, id: string, timeoutMs = 30_000): Promi
   return info!;
 }
 
-/** Stops A's generator and waits until no block is in flight and B holds A's tip. */
+/** Stops A's generator, waits for the block it may have in flight, then until B holds A's tip. */
 async function pause(): Promise<void> {
-  A.generator!.stop();
-  for (let i = 0; i < 50; i++) {
-    const h = A.ledger.height;
-    await sleep(150);
-    if (A.ledger.height === h) break;
-  }
+  await A.generator!.stop();
   await waitFor("B at A's tip", () => B.ledger.lastHeader.id === A.ledger.lastHeader.id, 20_000);
 }
 
@@ -388,17 +383,25 @@ describe("HTTP API of a real node", () => {
 
     // Re-anchoring a confirmed hash (on either node) returns the confirmed record and creates nothing.
     await pause();
+    let sentinel: AnchorTx;
     try {
       const poolA = (await unconfirmed(urlA)).length;
       const poolB = (await unconfirmed(urlB)).length;
       expect(await postJson(`${urlA}/hash`, { hash: toHex(h1) })).toEqual(confirmed);
       expect(await postJson(`${urlB}/hash`, { chainpoint: { targetHash: toHex(h1) } }, { authorization: `Bearer ${API_TOKEN}` })).toEqual(confirmed);
-      await sleep(200);
+      // a transaction made by either answer would be in its node's pool by now
       expect((await unconfirmed(urlA)).length).toBe(poolA);
       expect((await unconfirmed(urlB)).length).toBe(poolB);
+      // and one gossiped from B would reach A before a sentinel sent to B after it
+      sentinel = anchorTx(genA.seed, [hashOf("sentinel after re-anchoring")]); // from genA: no test pins its balance
+      expect((await broadcast(urlB, sentinel)).status).toBe(200);
+      await waitFor("the sentinel in A's pool", async () => (await unconfirmed(urlA)).some((t) => t["id"] === sentinel.id), 20_000);
+      expect((await unconfirmed(urlA)).length).toBe(poolA + 1);
+      expect((await unconfirmed(urlB)).length).toBe(poolB + 1);
     } finally {
       resume();
     }
+    for (const url of [urlA, urlB]) await waitConfirmed(url, sentinel.id); // leaves the pools as they were
   });
 
   it("reports the first transaction that anchored a hash; one transaction for concurrent requests of one hash", async () => {
@@ -920,8 +923,13 @@ describe("HTTP API of a real node", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
     let text = "";
-    while (!text.includes("event: gap")) text += new TextDecoder().decode((await reader.read()).value);
+    while (!text.includes("event: gap")) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`the event stream ended before its gap event; it sent: ${JSON.stringify(text)}`);
+      text += decoder.decode(value, { stream: true });
+    }
     await reader.cancel();
   });
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { base58Encode, keyPairFromSeed, sha256, utf8, type KeyPair } from "@anchord/crypto";
 import { TOKEN, createTx, parseJson, signTx, stringifyJson, txToJson, type CancelLeaseTx, type JsonValue, type LeaseTx, type SignedTx, type TransferTx } from "@anchord/protocol";
 import type { Node } from "@anchord/node";
-import { sleep, startTestNode, tempDir, testAccount, testGenesis, waitFor, type TestAccount } from "../utils/cluster.js";
+import { startTestNode, tempDir, testAccount, testGenesis, waitFor, type TestAccount } from "../utils/cluster.js";
 import { big, expectError, get, getJson, post } from "../utils/http.js";
 import { prng } from "../utils/random.js";
 
@@ -247,8 +247,7 @@ describe(`random transfers, leases and cancels (seed ${SEED})`, () => {
 
     // Everything accepted gets confirmed; then freeze the chain.
     await waitFor("all accepted transactions confirmed on both nodes", () => accepted.every((t) => A.ledger.getTransaction(t.id) && B.ledger.getTransaction(t.id)), 60_000, 50);
-    A.generator!.stop();
-    await sleep(300);
+    await A.generator!.stop(); // and the block it may have in flight
     await waitFor("B at A's tip", () => B.ledger.lastHeader.id === A.ledger.lastHeader.id, 20_000);
     const H = (await getJson<Obj>(`${B.apiUrl!}/blocks/height`))["height"] as number;
     expect(H).toBeGreaterThan(STEPS / 10);

@@ -37,10 +37,15 @@ function runSmoke(out: string): Promise<{ code: number | null; output: string }>
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    // bounded: the harness kills its own children when it exits
-    const timer = setTimeout(() => child.kill("SIGTERM"), 170_000);
+    // bounded: the harness kills its own children when it exits; SIGKILL if SIGTERM is not enough
+    let kill: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      child.kill("SIGTERM");
+      kill = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    }, 170_000);
     child.on("exit", (code) => {
       clearTimeout(timer);
+      clearTimeout(kill);
       done({ code, output });
     });
   });

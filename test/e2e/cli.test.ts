@@ -136,12 +136,17 @@ describe("help and usage errors", () => {
     expect(bad.stderr).toContain("--log-format must be pretty or json (got 'xml')");
     for (const format of ["pretty", "json"]) {
       const port = await freePortRange(2);
-      const child = spawn(process.execPath, [CLI_BIN, "start", "--genesis", genesisPath, "--data-dir", join(dir, format), "--api-port", String(port), "--p2p-port", String(port + 1), "--no-generate", "--name", "fmt", "--log-format", format], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [CLI_BIN, "start", "--genesis", genesisPath, "--data-dir", join(dir, format), "--api-port", String(port), "--p2p-port", String(port + 1), "--no-generate", "--name", "fmt", "--log-format", format, "--exit-with-parent"], {
+        detached: true, // its own process group, for killGroup in afterAll
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       children.push(child);
       let out = "";
       child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-      await waitFor("Node started", () => out.includes("Node started"), 30_000);
-      const line = out.split("\n").find((l) => l.includes("Node started"))!;
+      // the whole line: a chunk may end in the middle of it
+      const startedLine = (): string | undefined => out.split("\n").slice(0, -1).find((l) => l.includes("Node started"));
+      await waitFor("the 'Node started' line", () => startedLine() !== undefined, 30_000);
+      const line = startedLine()!;
       // one line per event, its fields on it
       if (format === "pretty") expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: \[fmt\] Node started .*"chainId":"D"/);
       else expect(JSON.parse(line)).toMatchObject({ level: "info", node: "fmt", msg: "Node started" });
@@ -326,7 +331,15 @@ describe("start", () => {
       // spawn (not spawnSync): this process must keep serving the held port meanwhile
       const attempt = (args: string[]) =>
         new Promise<{ code: number | null; stderr: string }>((done) => {
-          const c = spawn(process.execPath, [CLI_BIN, "start", "--genesis", genesisPath, "--no-generate", ...args], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"] });
+          // a node that does start after all is killed after 30 s (and by afterAll, and with this process)
+          const c = spawn(process.execPath, [CLI_BIN, "start", "--genesis", genesisPath, "--no-generate", "--exit-with-parent", ...args], {
+            cwd: REPO_ROOT,
+            detached: true,
+            timeout: 30_000,
+            killSignal: "SIGKILL",
+            stdio: ["ignore", "ignore", "pipe"],
+          });
+          children.push(c);
           let stderr = "";
           c.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
           c.once("exit", (code) => done({ code, stderr }));

@@ -207,7 +207,11 @@ describe("GET /events", () => {
       // another address still gets its streams
       const other = net.connect({ port: Number(new URL(api).port), host: "127.0.0.1", localAddress: "127.0.0.2" });
       socks.push(other);
-      const otherAnswer = new Promise<string>((r) => other.once("data", (d) => r(d.toString())));
+      // a socket error (binding 127.0.0.2 can fail) fails the test instead of crashing the worker
+      const otherAnswer = new Promise<string>((resolve, reject) => {
+        other.once("data", (d) => resolve(d.toString()));
+        other.once("error", reject);
+      });
       other.write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
       expect((await otherAnswer).startsWith("HTTP/1.1 200")).toBe(true);
     } finally {

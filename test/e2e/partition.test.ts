@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { keyPairFromSeed } from "@anchord/crypto";
 import { createTx, signTx, type TransferTx } from "@anchord/protocol";
 import type { Node } from "@anchord/node";
-import { chainIds, sleep, startTestNode, testAccount, testGenesis, waitFor } from "../utils/cluster.js";
+import { chainIds, startTestNode, testAccount, testGenesis, waitFor } from "../utils/cluster.js";
 
 const nodes: Node[] = [];
 afterAll(async () => {
@@ -39,8 +39,13 @@ describe("partition and heal", () => {
     const txRight = transfer(users[1]!.seed, users[0]!.address, 2_000n);
     await a.submit(txLeft);
     await c.submit(txRight);
-    await waitFor("each side confirms its tx", () => a.ledger.getTransaction(txLeft.id) !== undefined && c.ledger.getTransaction(txRight.id) !== undefined, 30_000);
-    await sleep(1000);
+    // each side's transaction in a block both its nodes hold, with a block on top: the losing
+    // side's must come off a chain its nodes have built on, and be included again
+    const settled = (n: Node, id: string): boolean => {
+      const at = n.ledger.getTransaction(id)?.height;
+      return at !== undefined && n.ledger.height > at;
+    };
+    await waitFor("each side confirms its tx on both its nodes", () => settled(a, txLeft.id) && settled(b, txLeft.id) && settled(c, txRight.id) && settled(d, txRight.id), 30_000);
 
     // Heal.
     await a.network!.dial(c.network!.multiaddrs()[0]!);

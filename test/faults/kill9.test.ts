@@ -78,9 +78,11 @@ describe("kill -9 under load", () => {
       let before = await killAndCheck(node);
       kills.random++;
       for (let attempt = 1; attempt <= 3; attempt++) {
-        await sleep(12 * BLOCK_MS);
+        // down until the others are 12 blocks past where it stopped (counted in blocks, not time)
         const others = c.nodes.filter((n) => n !== node);
-        const target = Math.max(...(await Promise.all(others.map(async (n) => (await n.status())?.blockchainHeight ?? 0))));
+        const othersHeight = async (): Promise<number> => Math.max(...(await Promise.all(others.map(async (n) => (await n.status())?.blockchainHeight ?? 0))));
+        await waitUntil(`the others 12 blocks past ${node.name}'s ${before}`, async () => (await othersHeight()) >= before + 12, 60 * BLOCK_MS);
+        const target = await othersHeight();
         const reported = await node.killDuringCatchUp(before + 1, target);
         if (reported === undefined) {
           // caught up before the kill: kill it again at a random moment and retry

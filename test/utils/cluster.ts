@@ -66,10 +66,26 @@ export interface TestNodeOptions {
   anchorAccount?: string;
 }
 
+/** A node on 127.0.0.1; without `dataDir`, in a temp dir of its own, removed when the node stops. */
 export async function startTestNode(o: TestNodeOptions): Promise<Node> {
+  if (o.dataDir !== undefined) return startNode(o, o.dataDir);
+  const dataDir = tempDir();
+  let node: Node;
+  try {
+    node = await startNode(o, dataDir);
+  } catch (e) {
+    removeDir(dataDir);
+    throw e;
+  }
+  const stop = node.stop.bind(node);
+  node.stop = () => stop().finally(() => removeDir(dataDir));
+  return node;
+}
+
+function startNode(o: TestNodeOptions, dataDir: string): Promise<Node> {
   return Node.start(
     {
-      dataDir: o.dataDir ?? tempDir(),
+      dataDir,
       genesis: o.genesis,
       api: o.api === false ? false : { host: "127.0.0.1", port: 0, token: o.apiToken, rateLimit: false },
       p2p: { host: "127.0.0.1", port: 0, bootstrap: o.bootstrap ?? [] },

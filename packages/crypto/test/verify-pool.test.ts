@@ -228,7 +228,7 @@ describe("VerifyPool", () => {
       const again = await own.verifyBatch(items);
       console.log(JSON.stringify({ valid: results.filter(Boolean).length, same: JSON.stringify(again) === JSON.stringify(results), workers: own.stats().liveWorkers }));
     `;
-    const started = Date.now();
+    // execFile's timeout kills a script that stays alive, and the rejection fails the test
     const stdout = await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,
@@ -238,6 +238,5 @@ describe("VerifyPool", () => {
       );
     });
     expect(JSON.parse(stdout.trim())).toEqual({ valid: 399, same: true, workers: 2 });
-    expect(Date.now() - started).toBeLessThan(30_000);
   });
 });

@@ -104,6 +104,8 @@ export class Network {
   private pruneTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
+  /** How often the connection gater turned a banned peer away (its dials, and dials to it). */
+  refused: { readonly banned: number } = { banned: 0 };
 
   private constructor(
     private readonly opts: ResolvedNetworkOptions,
@@ -141,13 +143,18 @@ export class Network {
     });
     const bootstrap = usableBootstrap(opts.bootstrap, key.peerId, logger);
     const dialPolicy = new DialPolicy(bootstrap.map((b) => b.addr));
+    const refused = { banned: 0 };
     const node = await createHost({
       opts,
       names,
       privateKey: key.privateKey,
       bootstrap,
       dialPolicy,
-      isBanned: (id) => book.isBanned(id),
+      isBanned: (id) => {
+        if (!book.isBanned(id)) return false;
+        refused.banned++;
+        return true;
+      },
       appScore: (id) => -book.pointsOf(id),
       hostKey: (ip) => handlers.hostKey?.(ip) ?? ip,
       onEvicted: (peerId, host) => logger.info({ peer: peerId, host }, "Inbound connection closed to make room for a peer of another host"),
@@ -182,6 +189,7 @@ export class Network {
     );
     const serving = new ByteBudget(opts.syncMaxServingBytes);
     const network = new Network(opts, node, pubsub, book, ingress, logger, names, handlers, serving, bootstrap, dialPolicy);
+    network.refused = refused;
     onRejected = (from, topic, reason) => network.misbehaved(from, REJECT_POINTS, `gossip ${topic}: ${reason}`);
 
     const server = new SyncServer({

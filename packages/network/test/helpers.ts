@@ -15,9 +15,9 @@ export function tempDir(prefix = "anchord-net-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function waitFor(cond: () => boolean, timeoutMs: number, label: string, stepMs = 50): Promise<void> {
+export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, label: string, stepMs = 50): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${label}`);
     await new Promise((r) => setTimeout(r, stepMs));
   }

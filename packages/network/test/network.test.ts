@@ -117,8 +117,11 @@ describe("misbehaving peers", () => {
 
     const scores: number[] = [];
     for (let i = 0; i < 8 && connected(judge, bad); i++) {
+      const before = judge.net.peerScore(bad.net.peerId);
       await bad.net.publishTxs(Uint8Array.of(0xee, i));
-      await new Promise((r) => setTimeout(r, 100));
+      // judged, then the rejection counted in the score (some 20–50 ms later), or the peer is gone
+      await waitFor(() => judge.fake.txs.some((t) => t.data[0] === 0xee && t.data[1] === i) || !connected(judge, bad), 5_000, `bad message ${i} judged`);
+      await waitFor(() => judge.net.peerScore(bad.net.peerId) < before || !connected(judge, bad), 5_000, `bad message ${i} in the score`);
       scores.push(judge.net.peerScore(bad.net.peerId));
     }
     await waitFor(() => judge.net.isBanned(bad.net.peerId), 5_000, "bad peer banned");
@@ -137,8 +140,11 @@ describe("misbehaving peers", () => {
 
     // the ban holds: the judge's gater refuses the bad peer's bootstrap re-dials (every 500 ms here)
     // and explicit dials alike
+    // (the dial itself may resolve: the judge refuses once the handshake names the peer)
+    const refusedBefore = judge.net.refused.banned;
     await bad.net.dial(addrOf(judge)).catch(() => {});
-    await new Promise((r) => setTimeout(r, 1200));
+    await waitFor(() => judge.net.refused.banned >= refusedBefore + 2, 5_000, "the explicit dial and a bootstrap re-dial refused by the judge");
+    await waitFor(() => !connected(bad, judge), 5_000, "the bad peer's side of a refused connection closed");
     expect(connected(judge, bad)).toBe(false);
     expect(connected(bad, judge)).toBe(false);
   });
@@ -323,8 +329,9 @@ describe("sync protocol", () => {
       await expectCode(impatient.net.requestStatus(s.net.peerId), "PEER_TIMEOUT");
     }
     hang = false;
-    await new Promise((r) => setTimeout(r, 100)); // let the server's own deadline pass for the last one
-    expect((await impatient.net.requestStatus(s.net.peerId)).height).toBe(0);
+    // once the server's own deadline has passed for the last hanging request, a slot is free again
+    // and the request answered (until then it may be refused or time out: asked again)
+    await waitFor(async () => (await impatient.net.requestStatus(s.net.peerId).then((r) => r.height, () => undefined)) === 0, 5_000, "a request answered after the hanging ones were timed out");
   });
 
   it("rate-limits a peer that floods requests", async () => {

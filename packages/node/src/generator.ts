@@ -69,6 +69,8 @@ export class Generator {
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private forging = false;
+  /** The forge under way (selection, signing, gossip and local application), if any. */
+  private inFlight: Promise<void> | undefined;
   private prepared: Prepared | undefined;
   /** Whether each account could forge when last logged: a line only when that changes. */
   private readonly announced = new Map<string, boolean>();
@@ -88,11 +90,17 @@ export class Generator {
     this.reschedule();
   }
 
-  stop(): void {
+  /**
+   * Stops forging: no timer fires after this. A forge already under way still finishes (its block
+   * may already be gossiped); the promise settles when it has, so a caller that awaits it knows no
+   * block of this generator is still to be applied here.
+   */
+  stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.prepared = undefined;
+    return this.inFlight ?? Promise.resolve();
   }
 
   /** The earliest slot among the wallet's eligible accounts on the current tip. */
@@ -173,7 +181,17 @@ export class Generator {
     }
     // a tip change meanwhile has armed the timer for its own slot
     if (this.stopped || this.timer) return;
-    this.timer = setTimeout(() => void this.forge(slot, tipId), Math.max(0, slot.timestamp - this.now()));
+    this.timer = setTimeout(() => void this.track(this.forge(slot, tipId)), Math.max(0, slot.timestamp - this.now()));
+  }
+
+  /** Remembers `run` as the forge in flight until it settles (for `stop`). */
+  private track(run: Promise<void>): Promise<void> {
+    const done = (): void => {
+      if (this.inFlight === run) this.inFlight = undefined;
+    };
+    this.inFlight = run;
+    void run.then(done, done);
+    return run;
   }
 
   /** The pool's transactions for a block on the current tip `tipId` at `timestamp`. */
@@ -222,7 +240,7 @@ export class Generator {
       this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, "Forging failed");
       // the block could not be written: forging again at once on the same tip would sign and
       // gossip another block of the same height, again and again, until the node stops us
-      if (isAnchordError(e, ErrorCode.STORAGE)) this.stop();
+      if (isAnchordError(e, ErrorCode.STORAGE)) void this.stop();
     } finally {
       this.forging = false;
       if (!this.stopped && !this.timer) this.reschedule();

@@ -303,7 +303,7 @@ export class Node {
     if (!failure || this.storageFailed) return;
     this.storageFailed = true;
     this.logger.error({ err: failure.message }, "Storage failure: forging and syncing stopped, writes refused (503) until the node is restarted with a usable disk");
-    this.generator?.stop();
+    void this.generator?.stop();
     this.sync?.stop();
   }
 

@@ -75,6 +75,8 @@ export interface NodeSpec {
 
 export class FaultNode {
   child: ChildProcess | undefined;
+  /** Settles when the current process's stdout and stderr have closed: all it wrote is in the log. */
+  private outputClosed: Promise<void> = Promise.resolve();
   bootstrap: string[] = [];
   starts = 0;
   kills = 0;
@@ -165,6 +167,7 @@ export class FaultNode {
     });
     child.stderr!.on("data", (d: Buffer) => appendFileSync(out, d));
     child.on("exit", (code, signal) => this.exits.push({ code, signal }));
+    this.outputClosed = new Promise((r) => child.once("close", () => r()));
     this.child = child;
     return child;
   }
@@ -209,19 +212,29 @@ export class FaultNode {
     });
   }
 
-  /** Resolves when the current process has exited; returns its exit code or signal. */
-  waitExit(timeoutMs = 30_000): Promise<{ code: number | null; signal: string | null }> {
+  /**
+   * Resolves when the current process has exited and its output is in the log (its pipes closed;
+   * at most 5 s more, for a process whose pipes a surviving child of a wrapper still holds);
+   * returns its exit code or signal.
+   */
+  async waitExit(timeoutMs = 30_000): Promise<{ code: number | null; signal: string | null }> {
     const child = this.child;
+    let exit: { code: number | null; signal: string | null };
     if (!child || child.exitCode !== null || child.signalCode !== null) {
-      return Promise.resolve({ code: child?.exitCode ?? null, signal: child?.signalCode ?? null });
-    }
-    return new Promise((done, fail) => {
-      const t = setTimeout(() => fail(new Error(`${this.name} did not exit within ${timeoutMs} ms`)), timeoutMs);
-      child.once("exit", (code, signal) => {
-        clearTimeout(t);
-        done({ code, signal });
+      exit = { code: child?.exitCode ?? null, signal: child?.signalCode ?? null };
+    } else {
+      exit = await new Promise((done, fail) => {
+        const t = setTimeout(() => fail(new Error(`${this.name} did not exit within ${timeoutMs} ms`)), timeoutMs);
+        child.once("exit", (code, signal) => {
+          clearTimeout(t);
+          done({ code, signal: signal ?? null });
+        });
       });
-    });
+    }
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([this.outputClosed, new Promise((r) => (bound = setTimeout(r, 5_000)))]);
+    clearTimeout(bound);
+    return exit;
   }
 
   /** kill -9, then waits for the process to be gone. */

@@ -1,0 +1,51 @@
+/**
+ * Generator.stop settles only after the forge under way: tests (and the node's shutdown) await it
+ * to know that no block of this generator is still to be applied, instead of sleeping and hoping.
+ */
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Node } from "../src/node.js";
+import { silentLogger } from "../src/logger.js";
+import { acct, cleanup, genesisFor, tempDir } from "./helpers.js";
+import { waitFor } from "../../../test/utils/wait.js";
+
+afterEach(cleanup);
+
+const gen = acct("stop generator");
+
+describe("Generator.stop", () => {
+  it("settles after the block in flight is applied, and no block follows", async () => {
+    // genesis a minute ago: the first slot is already past, the generator forges at once
+    const node = await Node.start({ dataDir: join(tempDir(), "n"), genesis: genesisFor([[gen, 1_000_000n]]), api: false, p2p: false, walletSeeds: [gen.seed] }, silentLogger());
+    try {
+      // hold the generator's own block between gossip and application
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let held = 0;
+      const processBlock = node.chain.processBlock.bind(node.chain);
+      node.chain.processBlock = async (block, source) => {
+        if (source === "local") {
+          held++;
+          await gate;
+        }
+        return processBlock(block, source);
+      };
+      await waitFor("a forged block held before its application", () => held === 1, 20_000, 5);
+      const before = node.ledger.height;
+
+      let settled = false;
+      const stopped = node.generator!.stop().then(() => (settled = true));
+      await new Promise((r) => setImmediate(r));
+      expect(settled).toBe(false); // the block is still in flight
+
+      release();
+      await stopped;
+      expect(node.ledger.height).toBe(before + 1); // applied by the time stop settled
+      // stopped: a later stop has nothing to wait for, and nothing was forged after the held block
+      await node.generator!.stop();
+      expect(held).toBe(1);
+    } finally {
+      await node.stop();
+    }
+  });
+});
