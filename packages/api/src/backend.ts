@@ -220,10 +220,12 @@ export interface ApiBackend {
   // blocks & node
   height(): number;
   /**
-   * Id of the block at the tip. The confirmed state (balances, generating balances) changes
-   * only together with it: answers computed from that state are kept while it stays (tipTextCache.ts).
+   * A key of the confirmed state (balances, generating balances, leases): it changes with every
+   * block applied or rolled back, also when a rollback and a failed fork switch return to the same
+   * tip (the tip's id alone would not change then). Answers computed from that state are kept while
+   * it stays (tipTextCache.ts).
    */
-  tipId(): string;
+  stateKey(): string;
   block(height: number): Promise<Block | undefined>;
   /** The header (with signature and id) of the block at `height`. */
   blockHeader(height: number): BlockHeader | undefined;

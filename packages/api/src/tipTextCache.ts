@@ -1,9 +1,12 @@
 /**
- * Answer texts that hold exactly as long as the chain's tip does: what a read of the confirmed
+ * Answer texts that hold exactly as long as the chain's state does: what a read of the confirmed
  * state answers (an address's balances, its generating balance) changes only when a block is
- * applied or rolled back, and the ledger changes its state and its tip together (one synchronous
- * step after the block's write). So a text computed while the tip was `T` is right for every
- * request answered while the tip is still `T`, and all of them are dropped at once when it moves.
+ * applied or rolled back, and the ledger changes its state and its count of changes together (one
+ * synchronous step after the block's write). So a text computed at state key `T`
+ * (`ApiBackend.stateKey`) is right for every request answered while the key is still `T`, and all
+ * of them are dropped at once when it moves. The key is the ledger's count of changes, not the
+ * tip's id: a fork switch that fails returns to the same tip, and a text made while it was under
+ * way (half of it read before the rollback, half after) would have been kept under that tip.
  *
  * Under a read load over many addresses this turns a balance read into one lookup: no address
  * validation, no account lookups, no JSON (about 2 µs of the ~17 µs of main-thread CPU a read
@@ -35,7 +38,7 @@ export const TIP_TEXT_MAX_KEY_LENGTH = 256;
 export const TIP_TEXT_MAX_CHARS = 16 * 1024 * 1024;
 
 export class TipTextCache {
-  #tip: string | undefined;
+  #state: string | undefined;
   readonly #texts = new Map<string, string>();
   /** Texts being made by `textAsync` at this tip: concurrent requests for one key share the work. */
   readonly #making = new Map<string, Promise<string>>();
@@ -52,12 +55,12 @@ export class TipTextCache {
   }
 
   /**
-   * The text kept for `key` while the tip is `tipId`, else the one `make` returns (kept when
+   * The text kept for `key` while the state key is `state`, else the one `make` returns (kept when
    * there is room and `key` is at most `maxKeyLength` long). `make` must read the state at that
    * same tip, synchronously.
    */
-  text(tipId: string, key: string, make: () => string): string {
-    if (tipId !== this.#tip) this.#moveTo(tipId);
+  text(state: string, key: string, make: () => string): string {
+    if (state !== this.#state) this.#moveTo(state);
     else {
       const cached = this.#texts.get(key);
       if (cached !== undefined) return cached;
@@ -69,11 +72,12 @@ export class TipTextCache {
 
   /**
    * `text` for answers that take awaits to make (a read at a past height): the text kept for
-   * `key` at `tipId`, the one being made for it, or a new one from `make`. It is kept only if the
-   * tip is still `tipId` once it is made; a failure is not kept.
+   * `key` at `state`, the one being made for it, or a new one from `make`. It is kept only if the
+   * state key is still `state` once it is made (`current`: the backend's key now; else the last
+   * one this cache saw); a failure is not kept.
    */
-  async textAsync(tipId: string, key: string, make: () => Promise<string>): Promise<string> {
-    if (tipId !== this.#tip) this.#moveTo(tipId);
+  async textAsync(state: string, key: string, make: () => Promise<string>, current?: () => string): Promise<string> {
+    if (state !== this.#state) this.#moveTo(state);
     else {
       const cached = this.#texts.get(key);
       if (cached !== undefined) return cached;
@@ -85,18 +89,18 @@ export class TipTextCache {
     if (shared) this.#making.set(key, made);
     try {
       const text = await made;
-      if (this.#tip === tipId) this.#keep(key, text);
+      if ((current?.() ?? this.#state) === state && this.#state === state) this.#keep(key, text);
       return text;
     } finally {
       if (shared && this.#making.get(key) === made) this.#making.delete(key);
     }
   }
 
-  #moveTo(tipId: string): void {
+  #moveTo(state: string): void {
     this.#texts.clear();
     this.#making.clear();
     this.#chars = 0;
-    this.#tip = tipId;
+    this.#state = state;
   }
 
   #keep(key: string, text: string): void {
@@ -141,7 +145,7 @@ export function tipAnswers(bounds: TipTextBounds = {}): (ctx: RouteContext, body
   const cacheFor = tipCaches(bounds);
   return (ctx, body, key = pathOf(ctx.req.url)) => {
     const asStrings = wantsBigintStrings(acceptOf(ctx.req));
-    const text = cacheFor(ctx, asStrings).text(ctx.backend.tipId(), key, () => stringifyJson(body(), undefined, { bigintAsString: asStrings }));
+    const text = cacheFor(ctx, asStrings).text(ctx.backend.stateKey(), key, () => stringifyJson(body(), undefined, { bigintAsString: asStrings }));
     return { contentType: jsonContentType(asStrings), text };
   };
 }
@@ -151,8 +155,11 @@ export function tipAnswersAsync(bounds: TipTextBounds = {}): (ctx: RouteContext,
   const cacheFor = tipCaches(bounds);
   return async (ctx, body, key = pathOf(ctx.req.url)) => {
     const asStrings = wantsBigintStrings(acceptOf(ctx.req));
-    const text = await cacheFor(ctx, asStrings).textAsync(ctx.backend.tipId(), key, async () =>
-      stringifyJson(await body(), undefined, { bigintAsString: asStrings }),
+    const text = await cacheFor(ctx, asStrings).textAsync(
+      ctx.backend.stateKey(),
+      key,
+      async () => stringifyJson(await body(), undefined, { bigintAsString: asStrings }),
+      () => ctx.backend.stateKey(),
     );
     return { contentType: jsonContentType(asStrings), text };
   };

@@ -353,7 +353,7 @@ export class MemoryBackend implements ApiBackend {
   height(): number {
     return this.blocks.length;
   }
-  tipId(): string {
+  stateKey(): string {
     return this.blocks[this.blocks.length - 1]!.id;
   }
   async block(height: number): Promise<Block | undefined> {

@@ -88,4 +88,21 @@ describe("TipTextCache", () => {
     expect(cache.size).toBe(0);
     expect(cache.text("T1", "bad", () => "made")).toBe("made");
   });
+
+  it("keeps an answer made with awaits only if the state did not change while it was made", async () => {
+    const cache = new TipTextCache();
+    let current = "5";
+    // the state moves (a fork switch under way) while the text is made, and no other request
+    // comes in meanwhile: the text, read half before and half after, is answered but not kept
+    const made = await cache.textAsync("5", "k", async () => {
+      current = "6";
+      await Promise.resolve();
+      return "mixed";
+    }, () => current);
+    expect(made).toBe("mixed");
+    expect(cache.size).toBe(0);
+    // while the state stays, a text is kept
+    expect(await cache.textAsync("6", "k", () => Promise.resolve("right"), () => current)).toBe("right");
+    expect(cache.size).toBe(1);
+  });
 });

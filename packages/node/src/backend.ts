@@ -211,8 +211,9 @@ export class NodeBackend implements ApiBackend {
     return this.node.ledger.height;
   }
 
-  tipId(): string {
-    return this.node.ledger.lastHeader.id;
+  stateKey(): string {
+    // the ledger's count of changes: a tip left and reached again (a failed fork switch) is another key
+    return String(this.node.ledger.version);
   }
 
   block(height: number): Promise<Block | undefined> {
