@@ -299,6 +299,10 @@ describe("the web page in a browser", () => {
     expect(cancelId).toMatch(/^[1-9A-HJ-NP-Za-km-z]{43,44}$/);
     await shot("lease");
     await waitFor("the lease canceled", async () => ((await get<{ status?: string }>(`/transactions/info/${leaseId}`)).status ?? "") === "canceled", 60_000, 250);
+    // the page says so by itself once the cancel is in a block, without a reload
+    await page.waitForSelector("#cancel-done", { timeout: 30_000 });
+    expect(await page.textContent("#lease-status")).toBe("canceled");
+    expect(await page.textContent("#cancel-done")).toContain(cancelId);
     await page.reload();
     await page.waitForSelector("#lease-status");
     expect(await page.textContent("#lease-status")).toBe("canceled");
