@@ -68,14 +68,27 @@ export class NodeBackend implements ApiBackend {
     return this.node.anchoring.acknowledged(hash);
   }
 
+  /**
+   * The proof of `hash`'s anchor in its block. A reorganisation between the lookup and the block's
+   * read (the block at that height is another one now) reads again, a few times at most: the hash
+   * may be on the new chain too, and "not anchored" would be wrong.
+   */
   async anchorProof(hash: Uint8Array): Promise<AnchorProof | undefined> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const proof = await this.anchorProofOnce(hash);
+      if (proof !== "moved") return proof;
+    }
+    return undefined;
+  }
+
+  private async anchorProofOnce(hash: Uint8Array): Promise<AnchorProof | undefined | "moved"> {
     const ledger = this.node.ledger;
     const loc = ledger.anchor(hash);
     if (!loc) return undefined;
     const header = ledger.headerAt(loc.height);
     const bytes = await ledger.getBlockBytes(loc.height);
     // a reorg between the reads: the block at that height is another one now
-    if (!header || !bytes || ledger.headerAt(loc.height)?.id !== header.id) return undefined;
+    if (!header || !bytes || ledger.headerAt(loc.height)?.id !== header.id) return "moved";
     const txs = blockTxBytes(bytes, header.transactionCount);
     const txBytes = txs[loc.position];
     if (!txBytes) return undefined;

@@ -4,8 +4,30 @@ import { AnchordError, ErrorCode, TxType, type LeaseTx, type Transaction } from 
 import type { BalanceAtHeight, ConfirmedTx, LeaseRecord } from "@anchord/api";
 import type { AddressTxEntry, Ledger, TxLocation } from "@anchord/state";
 
+/** How many times a read that awaits is made again when the chain changed under it. */
+const CONSISTENT_READ_ATTEMPTS = 3;
+
+/**
+ * `read`'s answer from one state of the chain: a read that awaits (LevelDB's threads) can see a
+ * block applied or rolled back between its parts (a balance from before a reorganisation, the
+ * leases from after it). Made again when the ledger's version moved meanwhile; a chain that keeps
+ * changing under it (three times running) is UNAVAILABLE, not a mixed answer.
+ */
+export async function consistent<T>(ledger: Ledger, read: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; attempt < CONSISTENT_READ_ATTEMPTS; attempt++) {
+    const version = ledger.version;
+    const answer = await read();
+    if (ledger.version === version) return answer;
+  }
+  throw new AnchordError(ErrorCode.UNAVAILABLE, "the chain changed while this was read, again and again: try again");
+}
+
 /** Newest first, strictly older than transaction `after` when given (NOT_FOUND: not confirmed). */
-export async function addressTransactions(ledger: Ledger, address: string, limit: number, after?: string): Promise<readonly ConfirmedTx[]> {
+export function addressTransactions(ledger: Ledger, address: string, limit: number, after?: string): Promise<readonly ConfirmedTx[]> {
+  return consistent(ledger, () => addressTransactionsOnce(ledger, address, limit, after));
+}
+
+async function addressTransactionsOnce(ledger: Ledger, address: string, limit: number, after?: string): Promise<readonly ConfirmedTx[]> {
   let before: TxLocation | undefined;
   if (after !== undefined) {
     before = ledger.getTransaction(after);
@@ -55,7 +77,11 @@ export function recentHeight(ledger: Ledger, height: number): number {
   return height;
 }
 
-export async function balancesAt(ledger: Ledger, address: string, height: number): Promise<BalanceAtHeight> {
+export function balancesAt(ledger: Ledger, address: string, height: number): Promise<BalanceAtHeight> {
+  return consistent(ledger, () => balancesAtOnce(ledger, address, height));
+}
+
+async function balancesAtOnce(ledger: Ledger, address: string, height: number): Promise<BalanceAtHeight> {
   const h = recentHeight(ledger, height);
   const { regular } = ledger.balanceAt(address, h);
   let leaseIn = 0n;
@@ -68,7 +94,11 @@ export async function balancesAt(ledger: Ledger, address: string, height: number
   return { height: h, regular, leaseIn, leaseOut, available, effective: available + leaseIn, generating: ledger.generatingBalance(address, h) };
 }
 
-export async function leasesAt(ledger: Ledger, address: string, height: number): Promise<{ tx: LeaseTx; height: number }[]> {
+export function leasesAt(ledger: Ledger, address: string, height: number): Promise<{ tx: LeaseTx; height: number }[]> {
+  return consistent(ledger, () => leasesAtOnce(ledger, address, height));
+}
+
+async function leasesAtOnce(ledger: Ledger, address: string, height: number): Promise<{ tx: LeaseTx; height: number }[]> {
   const out: { tx: LeaseTx; height: number }[] = [];
   for (const lease of await ledger.leasesAt(address, recentHeight(ledger, height))) {
     const found = ledger.getTransaction(lease.id);
