@@ -185,6 +185,24 @@ describe("anchord verify", () => {
     expect(await verifyCommand([join(dir, "missing")])).toBe(2);
   });
 
+  it("a proof file given as the file is told to give the file it proves; a file without its proof file is fetched from --node, or told how to get one", async () => {
+    const file = join(dir, "noproof.txt");
+    writeFileSync(file, "no proof file next to it\n");
+    const { bundle } = bundleFor(Buffer.from(sha256Hex(readFileSync(file)), "hex"));
+    writeFileSync(join(dir, "given.txt.proof.json"), JSON.stringify(bundle));
+    capture();
+    expect(await verifyCommand([join(dir, "given.txt.proof.json")])).toBe(2);
+    expect(out).toContain("looks like a proof bundle: give the file it proves (anchord verify");
+    capture();
+    expect(await verifyCommand([file])).toBe(2);
+    expect(out).toContain(`no proof file ${file}.proof.json: anchor the file and write it`);
+    // with --node, the node's bundle is checked (here the node then has no block to confirm it)
+    const url = await node((key) => (key === `GET /hash/${bundle.hash}/proof` ? [200, bundle] : undefined));
+    capture();
+    expect(await verifyCommand([file, "--node", url])).toBe(1);
+    expect(out).toMatch(/^NOT CONFIRMED: the bundle checks out offline/);
+  });
+
   it("--node: ok when the node has the block on the bundle's genesis; 1 when it has another block, another genesis, or none", async () => {
     const file = join(dir, "node.txt");
     writeFileSync(file, "checked against nodes\n");

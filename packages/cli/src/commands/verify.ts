@@ -3,7 +3,7 @@
  * checks a proof bundle offline (@anchord/verify) and that it is the file's (or the given hash's);
  * given nodes, also that each of them has that block id at that height and the bundle's genesis.
  */
-import { open } from "node:fs/promises";
+import { access, open } from "node:fs/promises";
 import { fromHex, MAX_PROOF_BYTES, STEP_TITLES, toHex, verifyProofText, type VerifyResult } from "@anchord/verify";
 import { parse, UsageError } from "../args.js";
 import { count } from "../count.js";
@@ -21,13 +21,14 @@ bundle's genesis block and maximum rollback, and how deep the block is now. docs
 what this proves.
 
 Options:
-  --proof <json>   the proof bundle (default <file>.proof.json; with --hash and no --proof, the
-                   bundle is fetched from the first --node)
+  --proof <json>   the proof bundle (default <file>.proof.json; with --hash and no --proof, or
+                   when <file>.proof.json does not exist, the bundle is fetched from the first --node)
   --hash <hex>     the SHA-256 to check instead of a file's
   --node <url>     a node to check the block against (repeatable)
   --json           print the result as JSON
 
-Exit status: 0 valid, 1 invalid (the failed step is printed), 2 usage error.
+Exit status: 0 valid, 1 invalid (the failed step is printed) or not checked (the node to fetch
+the bundle from could not be reached), 2 usage error.
 `;
 
 interface NodeCheck {
@@ -94,6 +95,9 @@ interface Inputs {
   readonly json: boolean;
 }
 
+/** Where `anchord anchor --wait` writes a file's proof bundle: next to it, with this suffix. */
+const PROOF_SUFFIX = ".proof.json";
+
 async function inputs(argv: string[]): Promise<Inputs | undefined> {
   const parsed = parse(argv, { proof: { type: "string" }, hash: { type: "string" }, node: { type: "string", multiple: true }, json: { type: "boolean" } }, HELP, Infinity);
   if (!parsed) return undefined;
@@ -107,6 +111,11 @@ async function inputs(argv: string[]): Promise<Inputs | undefined> {
   } catch (e) {
     throw new UsageError(`--node: ${(e as Error).message}`);
   }
+  const proofGiven = parsed.values.proof as string | undefined;
+  const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
+  if (file !== undefined && proofGiven === undefined && file.endsWith(PROOF_SUFFIX) && !(await exists(`${file}${PROOF_SUFFIX}`))) {
+    throw new UsageError(`${file} looks like a proof bundle: give the file it proves (anchord verify ${file.slice(0, -PROOF_SUFFIX.length)}), or --proof ${file} with --hash <hex>`);
+  }
   let hash: string;
   if (given !== undefined) {
     const bytes = fromHex(given, 32);
@@ -118,7 +127,14 @@ async function inputs(argv: string[]): Promise<Inputs | undefined> {
     });
   }
   let proofText: string;
-  const proofPath = (parsed.values.proof as string | undefined) ?? (file === undefined ? undefined : `${file}.proof.json`);
+  let proofPath = proofGiven ?? (file === undefined ? undefined : `${file}${PROOF_SUFFIX}`);
+  if (proofGiven === undefined && proofPath !== undefined && !(await exists(proofPath))) {
+    // no proof file next to the file: a node asked for it gives it, else say how to get one
+    if (nodes.length === 0) {
+      throw new UsageError(`no proof file ${proofPath}: anchor the file and write it (anchord anchor ${file} --node <url> --wait), or fetch its proof from a node (anchord verify ${file} --node <url>)`);
+    }
+    proofPath = undefined;
+  }
   if (proofPath !== undefined) {
     // a bundle is a few KB: a larger file (or pipe: --proof /dev/stdin) is refused once it passes
     // the bound, before it is held or parsed
