@@ -225,9 +225,18 @@ export class NodeBackend implements ApiBackend {
   }
 
   stateKey(): string {
-    // the ledger's count of changes: a tip left and reached again (a failed fork switch) is another key
-    return String(this.node.ledger.version);
+    // the ledger's count of changes: a tip left and reached again (a failed fork switch) is another
+    // key; its text made once per change, not per request (every balance read asks)
+    const version = this.node.ledger.version;
+    if (version !== this.keyVersion) {
+      this.keyVersion = version;
+      this.keyText = String(version);
+    }
+    return this.keyText;
   }
+
+  private keyVersion = -1;
+  private keyText = "";
 
   block(height: number): Promise<Block | undefined> {
     return this.node.ledger.getBlock(height);
