@@ -511,8 +511,7 @@ describe("bad --nodes values", () => {
     it(`--nodes ${n} is refused with a clear message, a non-zero exit and nothing touched`, async () => {
       const root = join(tmp(), "data");
       const r = await runCli(["devnet", `--nodes=${n}`, "--data-root", root, "--api-port", "1", "--p2p-port", "1"]);
-      expect(r.status).not.toBe(0);
-      expect(r.status).not.toBe(null);
+      expect(r.status).toBe(2);
       expect(r.stderr).toContain(`--nodes must be an integer from 1 to 10 (got '${n}')`);
       expect(existsSync(root)).toBe(false);
     });
@@ -521,7 +520,7 @@ describe("bad --nodes values", () => {
   it("overlapping API and libp2p port ranges are refused before anything starts", async () => {
     const root = join(tmp(), "data");
     const r = await runCli(["devnet", "--nodes", "3", "--data-root", root, "--api-port", "20000", "--p2p-port", "20002"]);
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(2); // a usage error
     expect(r.stderr).toContain("the API ports 20000-20002 and the libp2p ports 20002-20004 overlap");
     expect(existsSync(root)).toBe(false);
   });
@@ -529,7 +528,7 @@ describe("bad --nodes values", () => {
   it("an unknown --log-level is refused before anything starts", async () => {
     const root = join(tmp(), "data");
     const r = await runCli(["devnet", "--log-level", "verbose", "--data-root", root, "--api-port", "1", "--p2p-port", "1"]);
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(2);
     expect(r.stderr).toContain("--log-level (or ANCHORD_LOG_LEVEL) must be one of trace, debug, info, warn, error, fatal, silent (got 'verbose')");
     expect(existsSync(root)).toBe(false);
   });
