@@ -4,22 +4,29 @@ import { AnchordError, ErrorCode, TxType, type LeaseTx, type Transaction } from 
 import type { BalanceAtHeight, ConfirmedTx, LeaseRecord } from "@anchord/api";
 import type { AddressTxEntry, Ledger, TxLocation } from "@anchord/state";
 
-/** How many times a read that awaits is made again when the chain changed under it. */
-const CONSISTENT_READ_ATTEMPTS = 3;
+/** How many times a read that awaits is tried when rollbacks come between, and the wait while one is written. */
+const CONSISTENT_READ_ATTEMPTS = 5;
+const ROLLBACK_WAIT_MS = 50;
 
 /**
  * `read`'s answer from one state of the chain: a read that awaits (LevelDB's threads) can see a
- * block applied or rolled back between its parts (a balance from before a reorganisation, the
- * leases from after it). Made again when the ledger's version moved meanwhile; a chain that keeps
- * changing under it (three times running) is UNAVAILABLE, not a mixed answer.
+ * rollback between its parts (a balance from before a reorganisation, the leases from after it).
+ * Made again when a rollback came between (`Ledger.rollbackEpoch`; blocks applied on top change
+ * nothing a read at a height or below a cursor returns, so a node taking blocks fast answers as
+ * before); a chain rolled back under it five times running is UNAVAILABLE, not a mixed answer.
  */
 export async function consistent<T>(ledger: Ledger, read: () => Promise<T>): Promise<T> {
   for (let attempt = 0; attempt < CONSISTENT_READ_ATTEMPTS; attempt++) {
-    const version = ledger.version;
+    const epoch = ledger.rollbackEpoch;
+    if (epoch % 2 === 1) {
+      // a rollback is being written: its end, not a half of it
+      await new Promise((done) => setTimeout(done, ROLLBACK_WAIT_MS));
+      continue;
+    }
     const answer = await read();
-    if (ledger.version === version) return answer;
+    if (ledger.rollbackEpoch === epoch) return answer;
   }
-  throw new AnchordError(ErrorCode.UNAVAILABLE, "the chain changed while this was read, again and again: try again");
+  throw new AnchordError(ErrorCode.UNAVAILABLE, "the chain was rolled back while this was read, again and again: try again");
 }
 
 /** Newest first, strictly older than transaction `after` when given (NOT_FOUND: not confirmed). */

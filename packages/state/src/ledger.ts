@@ -136,6 +136,8 @@ export class Ledger {
   private undoKeptFrom: number | undefined;
   /** Counts the changes of the chain since the ledger opened (see `version`). */
   private changes = 0;
+  /** Odd while a rollback is written (see `rollbackEpoch`). */
+  private rollbacks = 0;
   private tipHeader: StoredHeader | undefined;
   private closed = false;
   /** The first failed write (disk full, I/O error): every later write is refused, see write(). */
@@ -271,6 +273,16 @@ export class Ledger {
    */
   get version(): number {
     return this.changes;
+  }
+
+  /**
+   * Odd while a rollback is being written, and grows by two with each: a reader that saw the same
+   * even value before and after reads that await read no state a rollback took away meanwhile
+   * (blocks applied on top change nothing at a height already read). Moves before the rollback's
+   * first write, not after its last: LevelDB shows a batch before the tip moves in memory.
+   */
+  get rollbackEpoch(): number {
+    return this.rollbacks;
   }
 
   get lastHeader(): BlockHeader {
@@ -539,17 +551,22 @@ export class Ledger {
       this.assertOpen();
       this.checkRollbackTarget(toHeight, opts.unbounded === true);
       const removed: Block[] = [];
-      for (let h = this.tip; h > toHeight; h--) {
-        const bytes = await this.db.get(heightKey(Bucket.BLOCK, h));
-        const undo = this.db.getSync(heightKey(Bucket.UNDO, h));
-        if (!bytes || !undo) throw new AnchordError(ErrorCode.STORAGE, `block ${h} or its undo data is missing`);
-        const block = decodeBlock(bytes, this.config.chainIdByte, TRUSTED);
-        const plan = planRollback({ db: this.db, block, height: h, undoBytes: undo });
-        await this.write(plan.ops);
-        plan.apply(this.memory);
-        this.forget(h, block.id);
-        this.changes++;
-        removed.push(block);
+      this.rollbacks++;
+      try {
+        for (let h = this.tip; h > toHeight; h--) {
+          const bytes = await this.db.get(heightKey(Bucket.BLOCK, h));
+          const undo = this.db.getSync(heightKey(Bucket.UNDO, h));
+          if (!bytes || !undo) throw new AnchordError(ErrorCode.STORAGE, `block ${h} or its undo data is missing`);
+          const block = decodeBlock(bytes, this.config.chainIdByte, TRUSTED);
+          const plan = planRollback({ db: this.db, block, height: h, undoBytes: undo });
+          await this.write(plan.ops);
+          plan.apply(this.memory);
+          this.forget(h, block.id);
+          this.changes++;
+          removed.push(block);
+        }
+      } finally {
+        this.rollbacks++;
       }
       return removed.reverse();
     });
