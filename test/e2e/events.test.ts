@@ -354,4 +354,38 @@ describe("GET /events", () => {
       await Promise.all([c.stop(), d.stop()]);
     }
   }, 60_000);
+
+  it("a fork switch that fails tells no anchor of the fork final, and ours are told final after it", async () => {
+    const e = await startTestNode({ genesis, generate: false, name: "events-g" });
+    const f = await startTestNode({ genesis, generate: false, api: false, name: "events-h" });
+    try {
+      for (let i = 0; i < 2; i++) await forge(e, () => [], f);
+      const common = e.ledger.height;
+      const ours = [0, 1].map((i) => toHex(sha256(new TextEncoder().encode(`ours ${i}`))));
+      for (const h of ours) await forge(e, (ts) => [anchorTx(users[0]!.seed, [Buffer.from(h, "hex")], ts)]);
+      // the fork: three times maxRollback blocks, each with an anchor, then one its sender cannot pay
+      const forkHashes: string[] = [];
+      const fork = [];
+      for (let i = 0; i < 15; i++) {
+        const hash = sha256(new TextEncoder().encode(`fork ${i}`));
+        forkHashes.push(toHex(hash));
+        const block = nextBlock(f, keys, [anchorTx(users[1]!.seed, [hash], f.ledger.lastHeader.timestamp)]);
+        expect((await f.chain.processBlock(block, "local")).status).toBe("applied");
+        fork.push(block);
+      }
+      fork.push(nextBlock(f, keys, [transfer(users[2]!, users[3]!.address, 1_000_000n * 100_000_000n, f.ledger.lastHeader.timestamp)]));
+      const stream = await SseClient.connect(`${e.apiUrl!}/events`);
+      expect(await e.chain.switchFork(common, fork).then(() => "switched", () => "failed")).toBe("failed");
+      expect(e.ledger.height).toBe(common + 2);
+      // five more blocks of ours make our two anchors final
+      for (let i = 0; i < 5; i++) await forge(e, () => []);
+      const finals = () => stream.of<{ hash: string; final: boolean }>("anchor").filter((a) => a.final).map((a) => a.hash);
+      await waitFor("our anchors told final", () => ours.every((h) => finals().includes(h)), 10_000);
+      await stream.close();
+      expect(finals().filter((h) => forkHashes.includes(h))).toEqual([]);
+      expect(finals().filter((h) => ours.includes(h))).toEqual(ours);
+    } finally {
+      await Promise.all([e.stop(), f.stop()]);
+    }
+  }, 60_000);
 });

@@ -28,8 +28,14 @@ export interface ChainEvents {
    * counting consensus checks or the wait for the chain's lock; undefined for the blocks of a
    * fork switch). Runs before the pool is rechecked for it: listeners must not read the pool.
    */
-  onApplied?(block: Block, height: number, source: BlockSource, applyMs: number | undefined): void;
+  onApplied?(block: Block, height: number, source: BlockSource, applyMs: number | undefined, switching?: boolean): void;
   onReorg?(info: { fromHeight: number; commonHeight: number; toHeight: number; dropped: number }): void;
+  /**
+   * A fork switch ended: its blocks (told with `switching` true: a failed switch takes them back)
+   * are the chain's now, or, when it failed, ours are again. What depends on blocks being kept
+   * (finality) waits for this.
+   */
+  onSwitchSettled?(height: number): void;
   /** Transactions of dropped blocks that went back into the pool (to be gossiped again). */
   onReturned?(txs: readonly SignedTx[]): void;
 }
@@ -226,7 +232,7 @@ export class Chain {
         await ledger.applyBlock(b, { verified: () => true, keepUndo: true });
         for (const tx of b.transactions) this.admission.verified.add(tx);
         const height = ledger.height;
-        this.tell((l) => l.onApplied?.(b, height, source, undefined));
+        this.tell((l) => l.onApplied?.(b, height, source, undefined, true));
       }
     } catch (e) {
       // Restore our chain exactly as it was, and say so: the fork's blocks applied so far are
@@ -242,9 +248,13 @@ export class Chain {
       // (nothing is left out of retention now; this clears the ledger's note of kept records)
       await ledger.pruneUndo(commonHeight + 1, ledger.height);
       await this.admission.afterLedgerChange();
+      const restored = ledger.height;
+      this.tell((l) => l.onSwitchSettled?.(restored));
       this.logger.warn({ commonHeight, err: isAnchordError(e) ? e.code : String(e) }, "Fork rejected, previous chain restored");
       throw e;
     }
+    const switched = ledger.height;
+    this.tell((l) => l.onSwitchSettled?.(switched));
     await ledger.pruneUndo(commonHeight + 1, ledger.height);
     const returned = await this.admission.afterLedgerChange(dropped.flatMap((b) => b.transactions));
     const info = { fromHeight, commonHeight, toHeight: ledger.height, dropped: dropped.length };

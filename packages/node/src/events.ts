@@ -209,8 +209,26 @@ export function chainEventSource(log: EventLog, ledger: Ledger, logger: Logger):
       .catch((e: unknown) => logger.warn({ height, err: String(e) }, "Final anchor events not sent: the block could not be read back"));
   };
 
+  /**
+   * The final events of every height that became final with the tip at `tip` and was not told
+   * yet (one height a block as a rule; after a fork switch, all it held back).
+   */
+  const announceFinal = (tip: number): void => {
+    for (let h = finalSent + 1; h <= tip - config.maxRollback && isFinalHeight(h, tip, config); h++) {
+      finalSent = h;
+      const id = anchored.get(h);
+      anchored.delete(h);
+      if (id !== undefined) emitFinal(h, id);
+      else if (h > 1 && h <= startHeight) {
+        // applied before this run of the node (only after a restart)
+        const before = ledger.headerAt(h)?.id;
+        if (before !== undefined) emitFinal(h, before);
+      }
+    }
+  };
+
   return {
-    onApplied(block, height) {
+    onApplied(block, height, _source, _applyMs, switching) {
       log.emit("block", {
         height,
         id: block.id,
@@ -223,22 +241,19 @@ export function chainEventSource(log: EventLog, ledger: Ledger, logger: Logger):
         log.emit("tx", { id: tx.id, type: tx.type, height, ...(tx.type === TxType.Genesis ? {} : { sender: tx.sender }) }, addresses);
       }
       if (emitAnchors(block, height, false)) anchored.set(height, block.id);
-      // the block that became final with this one (tip − maxRollback)
-      const finalHeight = height - config.maxRollback;
-      if (finalHeight <= finalSent || !isFinalHeight(finalHeight, height, config)) return;
-      finalSent = finalHeight;
-      const id = anchored.get(finalHeight);
-      anchored.delete(finalHeight);
-      if (id !== undefined) emitFinal(finalHeight, id);
-      else if (finalHeight > 1 && finalHeight <= startHeight) {
-        // applied before this run of the node (only after a restart)
-        const before = ledger.headerAt(finalHeight)?.id;
-        if (before !== undefined) emitFinal(finalHeight, before);
-      }
+      // a fork switch's blocks are not kept yet (a failed switch takes them back, and forks run
+      // past maxRollback): what they would make final waits for onSwitchSettled
+      if (!switching) announceFinal(height);
     },
     onReorg({ commonHeight }) {
       for (const h of [...anchored.keys()]) if (h > commonHeight) anchored.delete(h);
+      // (a rollback never goes below what was told final, as finality means; were it to, the
+      // heights above it are told again for the blocks that are there now)
+      finalSent = Math.min(finalSent, commonHeight);
       log.emit("rollback", { height: commonHeight });
+    },
+    onSwitchSettled(height) {
+      announceFinal(height);
     },
   };
 }
