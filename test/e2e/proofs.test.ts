@@ -151,6 +151,10 @@ describe("proof bundles from a live devnet", () => {
     const r = await runCli(["verify", "--hash", hash, "--node", url]);
     expect(r.status, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain(sent.id!);
+    // the node the bundle came from vouching for it proves nothing more: the report says so
+    expect(r.stdout).toContain(`bundle from   ${url}`);
+    expect(r.stdout).toContain("unproven");
+    expect(r.stdout).toContain("ask a node other than the one the bundle came from");
   });
 
   it("a node of the same network without the block fails the --node check", async () => {

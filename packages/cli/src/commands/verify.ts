@@ -91,6 +91,8 @@ interface Inputs {
   readonly unreachable?: boolean;
   /** The file whose hash is checked, when one was given (not --hash). */
   readonly file?: string;
+  /** The node the bundle was fetched from (no proof file): its own confirmation proves nothing more. */
+  readonly fetchedFrom?: string;
   readonly nodes: readonly string[];
   readonly json: boolean;
 }
@@ -161,6 +163,7 @@ async function inputs(argv: string[]): Promise<Inputs | undefined> {
       return { hash, proofText: "", fetchError: `${nodes[0]} has no proof for ${hash}: ${why}`, nodes, json: parsed.values.json === true };
     }
     proofText = a.text;
+    return { hash, proofText, file, fetchedFrom: nodes[0], nodes, json: parsed.values.json === true };
   }
   return { hash, proofText, file, nodes, json: parsed.values.json === true };
 }
@@ -183,7 +186,7 @@ async function readCappedFile(path: string, max: number): Promise<string | undef
   }
 }
 
-function report(result: VerifyResult, hash: string, nodes: readonly NodeCheck[], unreachable: boolean): string {
+function report(result: VerifyResult, hash: string, nodes: readonly NodeCheck[], unreachable: boolean, fetchedFrom: string | undefined): string {
   const lines: string[] = [];
   const failedNodes = nodes.filter((n) => !n.ok).length;
   if (result.valid && failedNodes > 0) {
@@ -202,10 +205,13 @@ function report(result: VerifyResult, hash: string, nodes: readonly NodeCheck[],
     lines.push(`  transaction   ${f.transactionId}`);
     lines.push(`  generator     ${f.generatorAddress}`);
     lines.push(`  ${f.final ? "final         yes (deeper than the maximum rollback when issued)" : `confirmations ${f.confirmations} when issued (not yet final)`}`);
-    // no signed byte holds these: only nodes the user asks can confirm them (docs/proofs.md)
-    if (nodes.length === 0) {
+    if (fetchedFrom !== undefined) lines.push(`  bundle from   ${fetchedFrom} (no proof file given)`);
+    // no signed byte holds these: only nodes the user asks can confirm them (docs/proofs.md); the
+    // node the bundle came from confirming its own word proves nothing more
+    if (!nodes.some((n) => n.ok && n.node !== fetchedFrom)) {
       lines.push("  unproven      the height, network name, genesis and depth are the issuing node's word, and that");
       lines.push("                this block is on that network's chain at all (any key can sign a block): --node <url> checks them");
+      if (fetchedFrom !== undefined) lines.push("                (ask a node other than the one the bundle came from)");
     }
   }
   for (const n of nodes) lines.push(`  node ${n.node}: ${n.ok ? "ok," : "FAILED:"} ${n.message}`);
@@ -238,7 +244,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     for (const n of input.nodes) nodes.push(await checkAgainstNode(n, b));
   }
   const valid = result.valid && nodes.every((n) => n.ok);
-  if (input.json) process.stdout.write(`${JSON.stringify({ valid, hash: input.hash, result, nodes }, null, 2)}\n`);
-  else process.stdout.write(report(result, input.hash, nodes, input.unreachable === true));
+  if (input.json) process.stdout.write(`${JSON.stringify({ valid, hash: input.hash, result, nodes, ...(input.fetchedFrom === undefined ? {} : { fetchedFrom: input.fetchedFrom }) }, null, 2)}\n`);
+  else process.stdout.write(report(result, input.hash, nodes, input.unreachable === true, input.fetchedFrom));
   return valid ? 0 : 1;
 }
