@@ -221,8 +221,9 @@ export class AnchorBatcher {
         }
         const loc = this.ledger.anchor(f.hash);
         if (loc === undefined) {
-          // still pending (a wallet transaction reused while pooled, or one a rollback put back)
-          if (this.pool.has(f.txId)) continue;
+          // still pending in a transaction of the wallet's (reused while pooled): kept; someone
+          // else's back in the pool after a rollback may never land, and is anchored anew
+          if (this.pool.has(f.txId) && this.signedByWallet(f.txId)) continue;
           out.lostForeign.push({ hex, hash: f.hash });
           continue;
         }

@@ -170,6 +170,27 @@ describe("AnchorBatcher", () => {
     await ledger.close();
   });
 
+  it("anchors anew an acknowledged hash whose transaction, someone else's, is only pending again (a rollback put it back)", async () => {
+    const stranger = acct("anchoring stranger");
+    const ledger = await openLedger(genesisFor([[node, 10_000n], [stranger, 10_000n]]));
+    const admission = await openAdmission(ledger, 100);
+    const journal = await AnchorJournal.open(join(tempDir(), "journal"));
+    const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
+    const hash = new Uint8Array(randomBytes(32));
+    const strangerTx = signed(stranger, { type: 15, fee: 35_000_000n, anchors: [hash] });
+    expect(await admission.addMany([strangerTx], { sync: false, local: false })).toEqual(["added"]);
+    // acknowledged while that transaction was in a block; a rollback has put it back in the pool
+    await journal.recordForeign(hash, strangerTx.id);
+    batcher.requestSweep();
+    await batcher.sweepsDone();
+    const ours = admission.pool.pendingAnchors(hash).filter((id) => id !== strangerTx.id);
+    expect(ours).toHaveLength(1);
+    expect(admission.pool.get(ours[0]!)?.sender).toBe(node.address);
+    await batcher.close();
+    await admission.pool.close();
+    await ledger.close();
+  });
+
   it("anchors anew a hash pending only in someone else's transaction", async () => {
     const stranger = acct("anchoring stranger");
     const ledger = await openLedger(genesisFor([[node, 10_000n], [stranger, 10_000n]]));
