@@ -181,7 +181,12 @@ export class Generator {
     }
     // a tip change meanwhile has armed the timer for its own slot
     if (this.stopped || this.timer) return;
-    this.timer = setTimeout(() => void this.track(this.forge(slot, tipId)), Math.max(0, slot.timestamp - this.now()));
+    this.timer = setTimeout(() => {
+      // a forge still under way makes this one return at once: that one stays the one in flight
+      const busy = this.forging;
+      const run = this.forge(slot, tipId);
+      if (!busy) void this.track(run);
+    }, Math.max(0, slot.timestamp - this.now()));
   }
 
   /** Remembers `run` as the forge in flight until it settles (for `stop`). */
