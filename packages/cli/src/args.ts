@@ -92,6 +92,10 @@ export function listOption(values: Record<string, unknown>, name: string): strin
   const raw = values[name];
   const given = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
   const items = given.flatMap((s) => String(s).split(",")).map((s) => s.trim());
-  if (items.some((s) => s === "")) throw new UsageError(`--${name} has an empty value (if it came from a command, that command printed nothing: see its error above)`);
+  for (const value of given) {
+    const text = String(value);
+    if (text.trim() === "") throw new UsageError(`--${name} has an empty value (if it came from a command, that command printed nothing: see its error above)`);
+    if (text.split(",").some((s) => s.trim() === "")) throw new UsageError(`--${name} '${text}' has an empty item between its commas`);
+  }
   return items;
 }

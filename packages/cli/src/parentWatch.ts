@@ -12,9 +12,16 @@ export function launchedByNpm(env: NodeJS.ProcessEnv = process.env): boolean {
   return env["npm_command"] !== undefined;
 }
 
-/** Calls `gone` once the parent process changes (polled every PARENT_POLL_MS; the timer does not keep the process alive). */
-export function watchParent(gone: () => void): void {
-  const parent = process.ppid;
+/**
+ * Calls `gone` once the parent process is no longer `parent` (polled every PARENT_POLL_MS; the
+ * timer does not keep the process alive). Take `parent` when the command starts: a parent that
+ * died during a long start (a ledger opening, a format upgrade) would otherwise be missed.
+ */
+export function watchParent(parent: number, gone: () => void): void {
+  if (process.ppid !== parent) {
+    gone();
+    return;
+  }
   const timer = setInterval(() => {
     if (process.ppid === parent) return;
     clearInterval(timer);

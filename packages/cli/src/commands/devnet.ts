@@ -204,6 +204,7 @@ function forwardOutput(child: ChildProcess, node: DevnetNodeInfo, stopping: () =
 }
 
 export async function devnetCommand(argv: string[]): Promise<number> {
+  const parent = process.ppid;
   const parsed = parse(
     argv,
     {
@@ -342,7 +343,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   process.on("SIGINT", () => void stopAll().then(() => process.exit(0)));
   process.on("SIGTERM", () => void stopAll().then(() => process.exit(0)));
   // `kill <pid of npm run devnet / npx anchord devnet>` does not reach this process (parentWatch.ts)
-  if (launchedByNpm()) watchParent(() => void stopAll().then(() => process.exit(0)));
+  if (launchedByNpm()) watchParent(parent, () => void stopAll().then(() => process.exit(0)));
 
   try {
     await Promise.all(nodes.map((node, i) => waitHealthy(node.api, node.peerId, children[i]!, 60_000)));

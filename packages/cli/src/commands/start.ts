@@ -1,7 +1,7 @@
 /** `anchord start`: runs one node until SIGINT/SIGTERM. */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { tryBase58Decode } from "@anchord/crypto";
+import { ADDRESS_LENGTH, addressBytesProblem, tryBase58Decode } from "@anchord/crypto";
 import { isAnchordError, loadGenesisFile } from "@anchord/protocol";
 import { Node, apiTokenProblem, createLogger, defaultNodeOptions } from "@anchord/node";
 import pretty from "pino-pretty";
@@ -70,6 +70,7 @@ function logDestination(format: unknown): DestinationStream | undefined {
 }
 
 export async function startCommand(argv: string[]): Promise<number | void> {
+  const parent = process.ppid;
   const parsed = parse(
     argv,
     {
@@ -109,8 +110,9 @@ export async function startCommand(argv: string[]): Promise<number | void> {
   }
   // any text is a seed, but an address is a slip (the key it makes holds nothing, and the wallet keeps it)
   for (const seed of seeds) {
-    const bytes = tryBase58Decode(seed.trim(), 26);
-    if (bytes !== undefined && bytes[0] === 1) throw new UsageError(`a wallet seed is an address (${seed.trim()}), not a seed phrase: give the seed of that account`);
+    const bytes = tryBase58Decode(seed.trim(), ADDRESS_LENGTH);
+    // an address of any chain: its version byte and checksum hold (a seed passes by chance ~once in 2^40)
+    if (bytes !== undefined && bytes.length === ADDRESS_LENGTH && addressBytesProblem(bytes, bytes[1]!) === undefined) throw new UsageError(`a wallet seed is an address (${seed.trim()}), not a seed phrase: give the seed of that account`);
   }
   const token = (v["api-token"] as string | undefined) ?? (process.env.ANCHORD_API_TOKEN || undefined);
   const tokenProblem = token === undefined ? undefined : apiTokenProblem(token);
@@ -160,7 +162,7 @@ export async function startCommand(argv: string[]): Promise<number | void> {
     };
     process.on("SIGINT", () => stop("SIGINT"));
     process.on("SIGTERM", () => stop("SIGTERM"));
-    if (v["exit-with-parent"] || launchedByNpm()) watchParent(() => stop("parent-exit"));
+    if (v["exit-with-parent"] || launchedByNpm()) watchParent(parent, () => stop("parent-exit"));
   });
   logger.flush?.();
   return 0;
