@@ -16,9 +16,9 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function recording(): { logger: NetworkLogger; lines: { level: string; msg: string; obj: Record<string, unknown> }[] } {
-  const lines: { level: string; msg: string; obj: Record<string, unknown> }[] = [];
-  const at = (level: string) => (obj: Record<string, unknown>, msg: string) => void lines.push({ level, msg, obj });
+function recording(): { logger: NetworkLogger; lines: { level: string; msg: string; obj: Record<string, unknown>; at: number }[] } {
+  const lines: { level: string; msg: string; obj: Record<string, unknown>; at: number }[] = [];
+  const at = (level: string) => (obj: Record<string, unknown>, msg: string) => void lines.push({ level, msg, obj, at: Date.now() });
   return { logger: { info: at("info"), warn: at("warn"), debug: at("debug") }, lines };
 }
 
@@ -41,9 +41,11 @@ describe("bootstrap peers that do not answer", () => {
     await waitFor(() => warned() === 1, 10_000, "the warning");
     const warning = lines.find((l) => l.level === "warn")!;
     expect(warning.obj["addr"]).toBe(addr);
-    expect(warning.obj["forSeconds"]).toBeGreaterThanOrEqual(0);
-    // not before it had failed for bootstrapWarnAfterMs: earlier failures were debug
-    expect(lines.filter((l) => l.msg === "Bootstrap dial failed").length).toBeGreaterThan(0);
+    // not before it had failed for bootstrapWarnAfterMs (500 ms here): the failures before were debug
+    const firstFailure = lines.find((l) => l.msg === "Bootstrap dial failed");
+    expect(firstFailure).toBeDefined();
+    expect(warning.at - firstFailure!.at).toBeGreaterThanOrEqual(500);
+    expect(warning.obj["forSeconds"]).toBeGreaterThanOrEqual(1);
     // still failing, several rounds later: said once
     const failures = (): number => lines.filter((l) => l.msg === "Bootstrap dial failed").length;
     const before = failures();

@@ -88,6 +88,11 @@ function cancelForm(tx: Tx, wallet: readonly string[]): HTMLElement {
   const disarm = (): void => {
     clearTimeout(armTimer);
     yes.disabled = true;
+    // the page moved on: these window listeners go with it
+    if (!form.isConnected) {
+      window.removeEventListener("blur", disarm);
+      window.removeEventListener("focus", arm);
+    }
   };
   const arm = (): void => {
     disarm();
