@@ -10,6 +10,7 @@ import * as vm from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addressFromPublicKey, base58Encode, keyPairFromSeed } from "@anchord/crypto";
 import { decodeBlock, type Block } from "@anchord/protocol";
+import type { GossipVerdict } from "@anchord/network";
 import { MIN_ROUND_GAP_MS, createLogger, type Node } from "@anchord/node";
 import { chainIds, removeDir, sleep, startTestNode, tempDir, testAccount, testGenesis, waitFor } from "../utils/cluster.js";
 import { HostilePeer, blocksCount, syncFrames, u64 } from "./utils/hostilePeer.js";
@@ -130,6 +131,38 @@ async function hostile(): Promise<HostilePeer> {
     15_000,
   );
   return h;
+}
+
+/**
+ * Wraps `n`'s gossip transaction handler until `restore()`: `verdict` resolves with n's verdict on
+ * the first message from `from` whose bytes are `message`, once the handler has finished with it
+ * (rejects after `timeoutMs` if no such message came).
+ */
+function spyTxVerdict(n: Node, from: string, message: Uint8Array, timeoutMs = 10_000): { verdict: Promise<GossipVerdict>; restore: () => void } {
+  const gossip = n.gossip!;
+  const original = gossip.onTxMessage.bind(gossip);
+  let resolve: (v: GossipVerdict) => void = () => {};
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<GossipVerdict>((res, rej) => {
+    resolve = res;
+    timer = setTimeout(() => rej(new Error(`timed out after ${timeoutMs} ms waiting for ${n.network!.peerId} to judge the message`)), timeoutMs);
+  });
+  promise.catch(() => {}); // (awaited by the caller; not an unhandled rejection if it never is)
+  gossip.onTxMessage = async (data, sender) => {
+    const verdict = await original(data, sender);
+    if (sender === from && Buffer.from(data).equals(Buffer.from(message))) {
+      clearTimeout(timer);
+      resolve(verdict);
+    }
+    return verdict;
+  };
+  return {
+    verdict: promise,
+    restore: () => {
+      clearTimeout(timer);
+      gossip.onTxMessage = original;
+    },
+  };
 }
 
 const rejected = (n: Node): number => n.gossip!.stats.blocksRejected;
@@ -287,10 +320,17 @@ describe("hostile peer", () => {
     const x = `hostile-peer unfunded ${Date.now()}`;
     const xAddress = addressFromPublicKey(keyPairFromSeed(x).publicKey, CHAIN.charCodeAt(0));
     const valid = transfer(x, g1.address, 100_000_000n);
+    const message = encodeTxBatch([valid]);
     const before = a.gossip!.stats.txAccepted;
+    // a's verdict on that very message, once its handler has finished with it
+    const judged = spyTxVerdict(a, h.peerId, message);
     fault("invalid transaction (gossip)");
-    expect(await h.publish("tx", encodeTxBatch([valid]))).toBe(2);
-    await sleep(500);
+    try {
+      expect(await h.publish("tx", message)).toBe(2);
+      expect(await judged.verdict, "a's verdict on the unfunded transfer").toBe("ignore");
+    } finally {
+      judged.restore();
+    }
     expect(a.gossip!.stats.txAccepted).toBe(before); // not admitted: no funds
     expect(a.pool.has(valid.id)).toBe(false);
     // in its slot the hostile funds X and includes the valid twin with a swapped (invalid) proof
