@@ -399,14 +399,19 @@ describe("hostile peer", () => {
     const memBefore = mem("before duplicate flood");
     const tx = transfer(user.seed, g2.address, 5n * 100_000_000n);
     const message = encodeTxBatch([tx]);
-    const calls = { exact: 0, total: 0 };
+    // sent last, on the same stream: once a has judged it, every duplicate before it has come in
+    const sentinel = repeatedBatch(tx, 202);
+    const calls = { exact: 0, total: 0, sentinelJudged: false };
     const original = a.gossip!.onTxMessage.bind(a.gossip!);
-    a.gossip!.onTxMessage = (data, from) => {
-      if (from === h.peerId) {
+    a.gossip!.onTxMessage = async (data, from) => {
+      const isSentinel = from === h.peerId && Buffer.from(data).equals(Buffer.from(sentinel));
+      if (from === h.peerId && !isSentinel) {
         calls.total++;
         if (data.length === message.length && Buffer.from(data).equals(Buffer.from(message))) calls.exact++;
       }
-      return original(data, from);
+      const verdict = await original(data, from);
+      if (isSentinel) calls.sentinelJudged = true;
+      return verdict;
     };
     try {
       // the same message, 3000 times on the wire
@@ -426,7 +431,8 @@ describe("hostile peer", () => {
       await waitFor("every distinct batch judged", () => calls.total >= 201, 60_000).catch((e: Error) => {
         throw new Error(`${e.message}: ${calls.total} judged, sent to ${recipients}, score ${a.network!.peerScore(h.peerId)}, points ${a.network!.misbehaviourPoints(h.peerId)}`);
       });
-      await sleep(300);
+      expect(h.sendRaw(a.network!.peerId, "tx", sentinel)).toBe(true);
+      await waitFor("the sentinel after the duplicates judged", () => calls.sentinelJudged, 10_000);
     } finally {
       a.gossip!.onTxMessage = original;
     }
