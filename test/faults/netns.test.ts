@@ -13,7 +13,7 @@ import { checkInvariants } from "./utils/invariants.js";
 import { expectNothingLost } from "./utils/expectations.js";
 import { clusterLoad } from "./utils/load.js";
 import { createLab, netnsUnavailable, type NetnsLab } from "./utils/netns.js";
-import { FaultCluster, sleep, waitUntil, type FaultNode } from "./utils/procs.js";
+import { FaultCluster, sleep, waitUntil, type FaultNode, type NodeStatusView } from "./utils/procs.js";
 import { recordResult } from "./utils/results.js";
 
 const unavailable = netnsUnavailable();
@@ -88,19 +88,29 @@ describe("network namespaces: a cut link partitions, bringing it back heals", ()
       if (!sa || !sc || sa.blockchainHeight < cutAt + 4 || sc.blockchainHeight < cutAt + 2) return false;
       return (await a.blockIdAt(cutAt + 2)) !== (await cc.blockIdAt(cutAt + 2));
     }, 90_000, 1000);
-    await sleep(5000);
-    const leftTip = (await a.status())!;
-    const rightTip = (await cc.status())!;
-    expect(BigInt(leftTip.score)).toBeGreaterThan(BigInt(rightTip.score));
+    // The left side (four times the stake) overtakes the right on score: both tips read together.
+    let leftTip: NodeStatusView | undefined;
+    let rightTip: NodeStatusView | undefined;
+    await waitUntil("the left side's chain scores higher than the right side's", async () => {
+      [leftTip, rightTip] = await Promise.all([a.status(), cc.status()]);
+      return leftTip !== undefined && rightTip !== undefined && BigInt(leftTip.score) > BigInt(rightTip.score);
+    }, 60_000, 500);
+    const left = leftTip!;
+    const right = rightTip!;
 
-    // Bring the link back: no restart, the network heals by itself.
+    // Bring the link back: no restart, the network heals by itself. Healed: every node holds the
+    // left side's pre-heal tip (the load runs on until then).
     const healedAt = Date.now();
     l.heal();
-    await sleep(10_000);
+    await waitUntil("every node holds the left side's pre-heal tip", async () => {
+      const ids = await Promise.all(c.nodes.map((n) => n.blockIdAt(left.blockchainHeight)));
+      return ids.every((id) => id === left.lastBlockId);
+    }, 120_000, 250);
+    const healToConvergedMs = Date.now() - healedAt;
     await load.stop();
     const report = await checkInvariants(c.nodes, load.acked, { genesisBalances: c.genesis.balances, supply: c.totalSupply, timeoutMs: 120_000 });
-    const finalLeft = await cc.blockIdAt(leftTip.blockchainHeight);
-    const finalRight = await cc.blockIdAt(rightTip.blockchainHeight);
+    const finalLeft = await cc.blockIdAt(left.blockchainHeight);
+    const finalRight = await cc.blockIdAt(right.blockchainHeight);
     const totals = load.totals();
     recordResult("netns", {
       promise:
@@ -112,14 +122,14 @@ describe("network namespaces: a cut link partitions, bringing it back heals", ()
       ackedItems: report.ackedTransfers + report.ackedLeases + report.ackedHashes,
       checks: report.checks,
       lost: report.lost.length,
-      preHeal: { left: { height: leftTip.blockchainHeight, score: String(leftTip.score) }, right: { height: rightTip.blockchainHeight, score: String(rightTip.score) } },
-      healToConvergedMs: Date.now() - healedAt,
+      preHeal: { left: { height: left.blockchainHeight, score: String(left.score) }, right: { height: right.blockchainHeight, score: String(right.score) } },
+      healToConvergedMs,
       invariants: report,
       durationMs: Date.now() - started,
     });
     expectNothingLost(load, report);
-    expect(finalLeft).toBe(leftTip.lastBlockId);
-    expect(finalRight).not.toBe(rightTip.lastBlockId);
+    expect(finalLeft).toBe(left.lastBlockId);
+    expect(finalRight).not.toBe(right.lastBlockId);
     expect(c.nodes.every((n) => n.starts === 1)).toBe(true);
   });
 });

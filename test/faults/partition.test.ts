@@ -59,15 +59,22 @@ describe("partition and heal", () => {
 
     const load = clusterLoad(c, { targets: () => c.nodes, transfers: 12, hashes: 10, leases: 0.5 });
     load.start();
+    // The partition's load window (the behaviour under test: both sides take in and forge
+    // acknowledged items that the losing side will have to give up).
     await sleep(25_000);
 
     // Partitioned: nobody talks across, and the two sides have different chains.
     for (const n of left) expect((await n.peerIds())!.some((p) => p === cc.peerId || p === d.peerId), `${n.name} reached the right side`).toBe(false);
     for (const n of right) expect((await n.peerIds())!.some((p) => p === a.peerId || p === b.peerId), `${n.name} reached the left side`).toBe(false);
-    const leftTip = await tipOf(a);
-    const rightTip = await tipOf(cc);
     expect(await a.blockIdAt(3)).not.toBe(await cc.blockIdAt(3));
-    expect(leftTip.score).toBeGreaterThan(rightTip.score);
+    // The left side (four times the stake) scores higher: almost always by now, else soon; both
+    // tips read in the same poll.
+    let tips: [Tip, Tip] | undefined;
+    await waitUntil("the left side's chain scores higher than the right side's", async () => {
+      tips = await Promise.all([tipOf(a), tipOf(cc)]);
+      return tips[0].score > tips[1].score;
+    }, 60_000, 500);
+    const [leftTip, rightTip] = tips!;
     const ackedBeforeHeal = { txs: new Map(load.acked.txIds), hashes: new Map(load.acked.hashes) };
 
     // Heal: b comes back knowing c; c and d are killed -9 while they take in the left chain.
