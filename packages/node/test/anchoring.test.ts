@@ -37,6 +37,16 @@ async function anchoredThenPoolLost(genesis: Genesis, maxSize: number) {
   return { ledger, admission, journal, hash, first, tx };
 }
 
+/** A node's batcher (pool, journal) on a chain where a stranger holds funds too, and a hash. */
+async function withStranger() {
+  const stranger = acct("anchoring stranger");
+  const ledger = await openLedger(genesisFor([[node, 10_000n], [stranger, 10_000n]]));
+  const admission = await openAdmission(ledger, 100);
+  const journal = await AnchorJournal.open(join(tempDir(), "journal"));
+  const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
+  return { stranger, ledger, admission, journal, batcher, hash: new Uint8Array(randomBytes(32)) };
+}
+
 describe("AnchorBatcher", () => {
   it("batches concurrent hashes into transactions of at most 100, idempotently", async () => {
     const ledger = await openLedger(genesisFor([[node, 10_000n]]));
@@ -137,12 +147,7 @@ describe("AnchorBatcher", () => {
   });
 
   it("reuses a pending anchor transaction the wallet signed otherwise, journals the hash, and anchors it anew if that transaction is lost", async () => {
-    const stranger = acct("anchoring stranger");
-    const ledger = await openLedger(genesisFor([[node, 10_000n], [stranger, 10_000n]]));
-    const admission = await openAdmission(ledger, 100);
-    const journal = await AnchorJournal.open(join(tempDir(), "journal"));
-    const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
-    const hash = new Uint8Array(randomBytes(32));
+    const { stranger, ledger, admission, journal, batcher, hash } = await withStranger();
     const other = new Uint8Array(randomBytes(32));
     // signed by the wallet's key outside the batcher (/transactions/submit, or another node with the same seed)
     const walletTx = signed(node, { type: 15, fee: 45_000_000n, anchors: [hash, other] });
@@ -171,12 +176,7 @@ describe("AnchorBatcher", () => {
   });
 
   it("anchors anew an acknowledged hash whose transaction, someone else's, is only pending again (a rollback put it back)", async () => {
-    const stranger = acct("anchoring stranger");
-    const ledger = await openLedger(genesisFor([[node, 10_000n], [stranger, 10_000n]]));
-    const admission = await openAdmission(ledger, 100);
-    const journal = await AnchorJournal.open(join(tempDir(), "journal"));
-    const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
-    const hash = new Uint8Array(randomBytes(32));
+    const { stranger, ledger, admission, journal, batcher, hash } = await withStranger();
     const strangerTx = signed(stranger, { type: 15, fee: 35_000_000n, anchors: [hash] });
     expect(await admission.addMany([strangerTx], { sync: false, local: false })).toEqual(["added"]);
     // acknowledged while that transaction was in a block; a rollback has put it back in the pool
@@ -192,11 +192,7 @@ describe("AnchorBatcher", () => {
   });
 
   it("anchors anew a hash pending only in someone else's transaction", async () => {
-    const stranger = acct("anchoring stranger");
-    const ledger = await openLedger(genesisFor([[node, 10_000n], [stranger, 10_000n]]));
-    const admission = await openAdmission(ledger, 100);
-    const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), await AnchorJournal.open(join(tempDir(), "journal")), unlocked, silentLogger());
-    const hash = new Uint8Array(randomBytes(32));
+    const { stranger, ledger, admission, batcher, hash } = await withStranger();
     const strangerTx = signed(stranger, { type: 15, fee: 35_000_000n, anchors: [hash] });
     expect(await admission.addMany([strangerTx], { sync: false, local: false })).toEqual(["added"]);
     const answered = (await batcher.anchor(hash)).txId;
