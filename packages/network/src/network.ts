@@ -104,8 +104,6 @@ export class Network {
   private pruneTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
-  /** How often the connection gater turned a banned peer away (its dials, and dials to it). */
-  refused: { readonly banned: number } = { banned: 0 };
 
   private constructor(
     private readonly opts: ResolvedNetworkOptions,
@@ -120,6 +118,8 @@ export class Network {
     private readonly serving: ByteBudget,
     private readonly bootstrapAddrs: readonly BootstrapPeer[],
     private readonly dialPolicy: DialPolicy,
+    /** How often the connection gater turned a banned peer away (its dials, and dials to it). */
+    readonly refused: { readonly banned: number },
   ) {
     this.peerId = node.peerId.toString();
     this.names = names;
@@ -188,8 +188,7 @@ export class Network {
       },
     );
     const serving = new ByteBudget(opts.syncMaxServingBytes);
-    const network = new Network(opts, node, pubsub, book, ingress, logger, names, handlers, serving, bootstrap, dialPolicy);
-    network.refused = refused;
+    const network = new Network(opts, node, pubsub, book, ingress, logger, names, handlers, serving, bootstrap, dialPolicy, refused);
     onRejected = (from, topic, reason) => network.misbehaved(from, REJECT_POINTS, `gossip ${topic}: ${reason}`);
 
     const server = new SyncServer({

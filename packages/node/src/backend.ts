@@ -12,7 +12,7 @@ import type { AddResult, TxPool } from "./pool.js";
 import type { Synchronizer } from "./sync.js";
 import type { Wallet } from "./wallet.js";
 import type { EventLog } from "./events.js";
-import { addressTransactions, balancesAt, leaseRecord, leasesAt } from "./historyReads.js";
+import { addressTransactions, balancesAt, consistent, leaseRecord, leasesAt } from "./historyReads.js";
 import { signRequest } from "./signRequest.js";
 import { VerifiedCache } from "./signatureCache.js";
 import { verifyTransactions } from "./verify.js";
@@ -69,26 +69,23 @@ export class NodeBackend implements ApiBackend {
   }
 
   /**
-   * The proof of `hash`'s anchor in its block. A reorganisation between the lookup and the block's
-   * read (the block at that height is another one now) reads again, a few times at most: the hash
-   * may be on the new chain too, and "not anchored" would be wrong.
+   * The proof of `hash`'s anchor in its block. A rollback between the lookup and the block's read
+   * reads again (`consistent`): the hash may be on the new chain too, and "not anchored" would be
+   * wrong.
    */
-  async anchorProof(hash: Uint8Array): Promise<AnchorProof | undefined> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const proof = await this.anchorProofOnce(hash);
-      if (proof !== "moved") return proof;
-    }
-    return undefined;
+  anchorProof(hash: Uint8Array): Promise<AnchorProof | undefined> {
+    return consistent(this.node.ledger, () => this.anchorProofOnce(hash));
   }
 
-  private async anchorProofOnce(hash: Uint8Array): Promise<AnchorProof | undefined | "moved"> {
+  private async anchorProofOnce(hash: Uint8Array): Promise<AnchorProof | undefined> {
     const ledger = this.node.ledger;
     const loc = ledger.anchor(hash);
     if (!loc) return undefined;
     const header = ledger.headerAt(loc.height);
     const bytes = await ledger.getBlockBytes(loc.height);
     // a reorg between the reads: the block at that height is another one now
-    if (!header || !bytes || ledger.headerAt(loc.height)?.id !== header.id) return "moved";
+    // (a rollback between the reads: the block at that height is another one now; read again)
+    if (!header || !bytes || ledger.headerAt(loc.height)?.id !== header.id) return undefined;
     const txs = blockTxBytes(bytes, header.transactionCount);
     const txBytes = txs[loc.position];
     if (!txBytes) return undefined;

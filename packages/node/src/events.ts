@@ -113,7 +113,7 @@ export class EventLog implements EventFeed {
     for (let id = afterId + 1; id <= last; id++) {
       const at = id % this.capacity;
       const concerns = this.concerns[at];
-      if (address === undefined || concerns === undefined || lists(concerns, address)) text += `id: ${this.run}-${id}\nevent: ${TYPES[this.types[at]!]!}\ndata: ${this.data[at]!}\n\n`;
+      if (address === undefined || concerns === undefined || lists(concerns, address)) text += `id: ${this.idText(id)}\nevent: ${TYPES[this.types[at]!]!}\ndata: ${this.data[at]!}\n\n`;
     }
     const chunk: EventChunk = { bytes: text ? Buffer.from(text, "utf8") : EMPTY, lastId: last };
     if (filteredKey === undefined) {
@@ -214,7 +214,7 @@ export function chainEventSource(log: EventLog, ledger: Ledger, logger: Logger):
    * yet (one height a block as a rule; after a fork switch, all it held back).
    */
   const announceFinal = (tip: number): void => {
-    for (let h = finalSent + 1; h <= tip - config.maxRollback && isFinalHeight(h, tip, config); h++) {
+    for (let h = finalSent + 1; isFinalHeight(h, tip, config); h++) {
       finalSent = h;
       const id = anchored.get(h);
       anchored.delete(h);

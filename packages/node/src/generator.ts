@@ -185,18 +185,17 @@ export class Generator {
       // a forge still under way makes this one return at once: that one stays the one in flight
       const busy = this.forging;
       const run = this.forge(slot, tipId);
-      if (!busy) void this.track(run);
+      if (!busy) this.track(run);
     }, Math.max(0, slot.timestamp - this.now()));
   }
 
   /** Remembers `run` as the forge in flight until it settles (for `stop`). */
-  private track(run: Promise<void>): Promise<void> {
+  private track(run: Promise<void>): void {
     const done = (): void => {
       if (this.inFlight === run) this.inFlight = undefined;
     };
     this.inFlight = run;
     void run.then(done, done);
-    return run;
   }
 
   /** The pool's transactions for a block on the current tip `tipId` at `timestamp`. */
