@@ -198,6 +198,9 @@ export class Chain {
     if (fromHeight - commonHeight > ledger.config.maxRollback) {
       throw new AnchordError(ErrorCode.BLOCK_UNKNOWN_PARENT, `fork point ${commonHeight} is deeper than ${ledger.config.maxRollback} blocks`);
     }
+    if (commonHeight < ledger.finalHeight) {
+      throw new AnchordError(ErrorCode.BLOCK_UNKNOWN_PARENT, `fork point ${commonHeight} is below the final block at ${ledger.finalHeight}`);
+    }
     // What the fork's headers show by themselves, and the first block whole (its state is ours at
     // the common block), is checked before anything is rolled back: a block with a forged base
     // target on an old parent outscores any chain, and made the node roll back to it (up to

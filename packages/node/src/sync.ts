@@ -325,8 +325,8 @@ export class Synchronizer {
       // height as ours: the same block), or 0
       if (vouchedId === undefined) throw new AnchordError(ErrorCode.PEER_PROTOCOL_VIOLATION, `sync: the peer's COMMON answer ${common} is the height of no block we named`, { common });
       if (common < ledger.height) {
-        if (ledger.height - common > config.maxRollback) {
-          this.logger.warn({ peer: peerId, common, height: ledger.height }, "Peer's fork is deeper than the rollback limit; not switching");
+        if (ledger.height - common > config.maxRollback || common < ledger.finalHeight) {
+          this.logger.warn({ peer: peerId, common, height: ledger.height, final: ledger.finalHeight }, "Peer's fork is deeper than the rollback limit (it leaves a final block); not switching");
           return false;
         }
         // Download only as much of the fork as it takes to beat our score (bounded in count and bytes).

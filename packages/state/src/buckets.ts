@@ -39,12 +39,14 @@ export type Bucket = (typeof Bucket)[keyof typeof Bucket];
 /**
  * META names: genesis → genesis block id(32); tip → height(4); format → version(4); undoKeptFrom →
  * height(4) of the first block applied with `keepUndo` whose kept undo records are not pruned yet
- * (a fork switch under way; absent otherwise).
+ * (a fork switch under way; absent otherwise); final → height(4): the ledger's final height when a
+ * rollback took the tip below what it made final (see Ledger.finalHeight; absent until then).
  */
 export const META_GENESIS = "genesis";
 export const META_TIP = "tip";
 export const META_FORMAT = "format";
 export const META_UNDO_KEPT_FROM = "undoKeptFrom";
+export const META_FINAL = "final";
 /**
  * 2: block version 2 (RFC 6962 transactionsRoot). 3: the per-address indexes (addressIndex.ts),
  * which older data dirs lack. 4: sponsors in the per-address index. Format 3 is brought to 4 when

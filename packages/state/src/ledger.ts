@@ -27,7 +27,7 @@ import {
 import { applyBlockTransactions } from "./blockTransition.js";
 import { sponsorIndexOps } from "./addressIndex.js";
 import { addressLeasesAt, addressTxEntries, type AddressTxEntry, type ChainPosition } from "./addressReads.js";
-import { Bucket, META_FORMAT, META_GENESIS, META_TIP, META_UNDO_KEPT_FROM, STORAGE_FORMAT, UPGRADABLE_FORMAT, heightKey, key, metaKey } from "./buckets.js";
+import { Bucket, META_FINAL, META_FORMAT, META_GENESIS, META_TIP, META_UNDO_KEPT_FROM, STORAGE_FORMAT, UPGRADABLE_FORMAT, heightKey, key, metaKey } from "./buckets.js";
 import { decodeAnchorLocation, decodeLease, decodeTxLocation, readU32, u32 } from "./codec.js";
 import { expiredUndoHeight, planBlock, planRollback, type LedgerMemory } from "./commit.js";
 import { openDb, storageError, type BatchOp, type Db } from "./db.js";
@@ -132,6 +132,10 @@ export class Ledger {
   private readonly serial = new Mutex();
   private readonly view: StateView;
   private tip = 0;
+  /** See finalHeight. */
+  private finalMark = 0;
+  /** META_FINAL is stored (until the tip is high enough again to say as much by itself). */
+  private finalStored = false;
   /** META_UNDO_KEPT_FROM as stored: blocks from this height on may have kept expired undo records. */
   private undoKeptFrom: number | undefined;
   /** Counts the changes of the chain since the ledger opened (see `version`). */
@@ -238,6 +242,9 @@ export class Ledger {
 
   private async load(tip: number): Promise<void> {
     await loadMemory(this.db, this.memory);
+    const final = await this.db.get(metaKey(META_FINAL));
+    this.finalStored = final !== undefined;
+    this.finalMark = Math.max(final === undefined ? 0 : readU32(final), tip - this.config.maxRollback);
     const from = Math.max(1, tip - HEADER_CACHE + 1);
     const headers = await loadHeaders(this.db, from, tip);
     headers.forEach((h, i) => this.remember(from + i, h));
@@ -283,6 +290,18 @@ export class Ledger {
    */
   get rollbackEpoch(): number {
     return this.rollbacks;
+  }
+
+  /**
+   * The highest height that has been final on this chain (isFinalHeight: `maxRollback` blocks
+   * above it): no rollback goes below it, ever. Computed from today's tip alone, finality could go
+   * backwards: a switch to a shorter fork with a higher score lowers the tip, and a later switch
+   * up to `maxRollback` below the lower tip would reach blocks that were final. The mark is the
+   * highest `tip − maxRollback` a settled chain reached (the blocks a fork switch applies count
+   * once it ended: `pruneUndo`), stored when a rollback takes the tip below what it made final.
+   */
+  get finalHeight(): number {
+    return this.finalMark;
   }
 
   get lastHeader(): BlockHeader {
@@ -539,11 +558,13 @@ export class Ledger {
     if (this.undoKeptFrom !== undefined) ops.push({ type: "del", key: metaKey(META_UNDO_KEPT_FROM) });
     if (ops.length) await this.write(ops);
     this.undoKeptFrom = undefined;
+    // the fork switch that applied blocks with keepUndo ended: what its chain makes final is
+    this.raiseFinal();
   }
 
   /**
    * Removes the blocks above `toHeight` (at most config.maxRollback below the tip unless
-   * `unbounded`, never the genesis block) and returns them in chain order. One batch per block: a
+   * `unbounded`, never a final block: `finalHeight`) and returns them in chain order. One batch per block: a
    * crash leaves a consistent chain somewhere between the two heights.
    */
   rollback(toHeight: number, opts: RollbackOptions = {}): Promise<Block[]> {
@@ -551,6 +572,8 @@ export class Ledger {
       this.assertOpen();
       this.checkRollbackTarget(toHeight, opts.unbounded === true);
       const removed: Block[] = [];
+      // the first batch stores the final height when the tip goes below what made it final
+      let mark: BatchOp[] = Math.max(0, toHeight - this.config.maxRollback) < this.finalMark ? [{ type: "put", key: metaKey(META_FINAL), value: u32(this.finalMark) }] : [];
       this.rollbacks++;
       try {
         for (let h = this.tip; h > toHeight; h--) {
@@ -559,7 +582,9 @@ export class Ledger {
           if (!bytes || !undo) throw new AnchordError(ErrorCode.STORAGE, `block ${h} or its undo data is missing`);
           const block = decodeBlock(bytes, this.config.chainIdByte, TRUSTED);
           const plan = planRollback({ db: this.db, block, height: h, undoBytes: undo });
-          await this.write(plan.ops);
+          await this.write(mark.length ? plan.ops.concat(mark) : plan.ops);
+          if (mark.length) this.finalStored = true;
+          mark = [];
           plan.apply(this.memory);
           this.forget(h, block.id);
           this.changes++;
@@ -582,6 +607,7 @@ export class Ledger {
     if (!unbounded && toHeight < this.tip - this.config.maxRollback) {
       fail(`cannot roll back ${this.tip - toHeight} blocks: at most ${this.config.maxRollback}`);
     }
+    if (toHeight < this.finalMark) fail(`cannot roll back to ${toHeight}: the block at ${this.finalMark} is final`);
     for (let h = toHeight + 1; h <= this.tip; h++) {
       if (!this.hasUndo(h)) fail(`no undo data kept for block ${h}`);
     }
@@ -621,10 +647,19 @@ export class Ledger {
   private async commit(block: Block, height: number, overlay: Overlay, lookups: BlockLookups, score: bigint, extra: BatchOp[], opts: Pick<ApplyBlockOptions, "catchUp" | "keepUndo"> = {}): Promise<void> {
     const blockBytes = encodedBlock(block);
     const plan = planBlock({ memory: this.memory, config: this.config, block, height, blockBytes, score, overlay, lookups, keepUndo: opts.keepUndo });
+    // the stored final height goes once the tip says as much by itself
+    const unmark = this.finalStored && height - this.config.maxRollback >= this.finalMark;
+    if (unmark) extra = extra.concat({ type: "del", key: metaKey(META_FINAL) });
     await this.write(extra.length ? plan.ops.concat(extra) : plan.ops, opts.catchUp !== true);
+    if (unmark) this.finalStored = false;
     plan.apply(this.memory);
     this.remember(height, { header: headerOnly(block), score });
+    if (opts.keepUndo !== true) this.raiseFinal();
     this.changes++;
+  }
+
+  private raiseFinal(): void {
+    this.finalMark = Math.max(this.finalMark, this.tip - this.config.maxRollback);
   }
 
   /**

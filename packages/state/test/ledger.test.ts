@@ -354,16 +354,48 @@ describe("Ledger: rollback", () => {
     expect(ledger.height).toBe(4);
     expect(ledger.lastHeader.id).toBe(ledger.headerAt(4)!.id);
     expect(ledger.balances(bob.address).regular).toBe(3n);
-    // undo data is kept for 2 × maxRollback blocks: consecutive rollbacks work until it runs out
-    for (let i = 0; i < 8; i++) await ledger.applyBlock(nextBlock(ledger, [transfer(alice, bob, 1n)], gen));
+  });
+
+  it("never rolls back a block that was final, also after the tip went down, and after a restart", async () => {
+    const g = testGenesis([[alice, 1000n * TOKEN]], { maxRollback: 3 });
+    const { ledger, dir } = await fresh(g);
+    for (let i = 0; i < 11; i++) await ledger.applyBlock(nextBlock(ledger, [transfer(alice, bob, 1n)], gen));
     expect(ledger.height).toBe(12);
+    // the block at 9 is final (4 confirmations > maxRollback 3)
+    expect(ledger.finalHeight).toBe(9);
+    // a switch to a shorter fork: the tip goes to 9, what was final stays so
     expect((await ledger.rollback(9)).length).toBe(3);
-    expect((await ledger.rollback(6)).length).toBe(3);
-    const gone = await rejects(ledger.rollback(4));
-    expect(gone.code).toBe("INVALID_FIELD");
-    expect(gone.message).toContain("no undo data");
-    expect(ledger.height).toBe(6);
-    expect(ledger.balances(bob.address).regular).toBe(5n);
+    expect(ledger.finalHeight).toBe(9);
+    // 3 blocks below the lower tip would be within maxRollback, but reach a final block
+    const refused = await rejects(ledger.rollback(6));
+    expect(refused.code).toBe("INVALID_FIELD");
+    expect(refused.message).toContain("final");
+    expect((await rejects(ledger.rollback(8, { unbounded: true }))).message).toContain("final");
+    expect(ledger.height).toBe(9);
+    expect(ledger.balances(bob.address).regular).toBe(8n);
+    // the mark outlives a restart, though the tip alone would say only 6 is final
+    const again = await reopen(ledger, dir, g);
+    expect(again.finalHeight).toBe(9);
+    expect((await rejects(again.rollback(7))).message).toContain("final");
+    // and it rises with the chain again
+    for (let i = 0; i < 4; i++) await again.applyBlock(nextBlock(again, [], gen));
+    expect(again.finalHeight).toBe(10);
+  });
+
+  it("counts a fork switch's blocks (keepUndo) towards the final height only once the switch ended", async () => {
+    const g = testGenesis([[alice, 1000n * TOKEN]], { maxRollback: 3 });
+    const { ledger } = await fresh(g);
+    for (let i = 0; i < 5; i++) await ledger.applyBlock(nextBlock(ledger, [], gen));
+    expect(ledger.finalHeight).toBe(3);
+    await ledger.rollback(4);
+    for (let i = 0; i < 6; i++) await ledger.applyBlock(nextBlock(ledger, [], gen), { keepUndo: true });
+    expect(ledger.height).toBe(10);
+    // a failed switch takes them all back
+    expect(ledger.finalHeight).toBe(3);
+    await ledger.rollback(4, { unbounded: true });
+    for (let i = 0; i < 6; i++) await ledger.applyBlock(nextBlock(ledger, [], gen), { keepUndo: true });
+    await ledger.pruneUndo(5, ledger.height);
+    expect(ledger.finalHeight).toBe(7);
   });
 });
 
