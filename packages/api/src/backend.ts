@@ -160,6 +160,12 @@ export interface ApiBackend {
   /** The first transaction anchoring `hash`, with its block position once it is in a block. */
   anchorStatus(hash: Uint8Array): AnchorStatus | undefined;
   /**
+   * As anchorStatus, but when neither the chain nor the pool holds `hash` while a reorganisation
+   * holds the rolled-back blocks' transactions aside, waits for it to end (a few seconds at most,
+   * then UNAVAILABLE): the hash may be in one of them, and "unknown" would be wrong.
+   */
+  anchorStatusSettled(hash: Uint8Array): Promise<AnchorStatus | undefined>;
+  /**
    * When neither the chain nor the pool holds `hash`: whether this node acknowledged it and is
    * anchoring it again (the transaction it answered with left both), with the last attempt's
    * error ("" while under way).

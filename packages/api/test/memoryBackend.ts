@@ -183,6 +183,10 @@ export class MemoryBackend implements ApiBackend {
     return this.anchors.get(toHex(hash));
   }
 
+  anchorStatusSettled(hash: Uint8Array): Promise<AnchorStatus | undefined> {
+    return Promise.resolve(this.anchorStatus(hash));
+  }
+
   /** hex → the error of anchoring it again, for hashes a test says were acknowledged and lost. */
   readonly reanchoring = new Map<string, string>();
 

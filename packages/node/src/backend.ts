@@ -19,6 +19,9 @@ import { verifyTransactions } from "./verify.js";
 
 export const NODE_VERSION = "anchord 0.1.0";
 
+/** How long a hash's status waits for a reorganisation to end before answering UNAVAILABLE (anchorStatusSettled). */
+const REORG_READ_WAIT_MS = 5_000;
+
 /**
  * The parts of the running node the backend serves from. `Node` hands them over when it starts the
  * API (its last service, so network, sync and generator exist by then); the backend never sees the
@@ -62,6 +65,21 @@ export class NodeBackend implements ApiBackend {
     if (onChain) return onChain;
     const pending = this.node.pool.pendingAnchor(hash);
     return pending ? { txId: pending } : undefined;
+  }
+
+  async anchorStatusSettled(hash: Uint8Array): Promise<AnchorStatus | undefined> {
+    const status = this.anchorStatus(hash);
+    const pool = this.node.pool;
+    if (status !== undefined || !pool.hasStashed()) return status;
+    // A reorganisation holds the rolled-back blocks' transactions aside (the pool's stash, which
+    // has no index by hash): the hash may be in one of them. Its end puts them back in the pool
+    // or leaves them out for good.
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), REORG_READ_WAIT_MS)));
+    const ended = await Promise.race([pool.stashTaken(), timeout]);
+    clearTimeout(timer);
+    if (ended === "timeout") throw new AnchordError(ErrorCode.UNAVAILABLE, "the chain is reorganising: ask again in a moment");
+    return this.anchorStatus(hash);
   }
 
   anchorAcknowledged(hash: Uint8Array): { readonly error: string } | undefined {

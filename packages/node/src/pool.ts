@@ -75,6 +75,9 @@ export class TxPool {
   private readonly removalListeners: ((txs: readonly SignedTx[]) => void)[] = [];
   /** id → sequence number of transactions stored ahead of a rollback (see stash) */
   private stashed = new Map<string, bigint>();
+  /** What `stashTaken` callers wait on. */
+  private taken: Promise<void> | undefined;
+  private takenResolve: (() => void) | undefined;
 
   constructor(
     private readonly store: PoolStore,
@@ -348,10 +351,22 @@ export class TxPool {
     return this.stashed.size > 0;
   }
 
+  /**
+   * Resolves once no transaction is stashed: at once when none is, else when admission takes them
+   * (`takeStashed`, which readmits or drops them in the same synchronous run, before this resolves).
+   */
+  stashTaken(): Promise<void> {
+    if (this.stashed.size === 0) return Promise.resolve();
+    this.taken ??= new Promise<void>((resolve) => (this.takenResolve = resolve));
+    return this.taken;
+  }
+
   /** The stashed transactions' sequence numbers, handed over once (admission readmits or deletes them). */
   takeStashed(): Map<string, bigint> {
     const out = this.stashed;
     this.stashed = new Map();
+    this.takenResolve?.();
+    this.taken = this.takenResolve = undefined;
     return out;
   }
 

@@ -69,6 +69,43 @@ describe("reads while a reorganisation is under way", () => {
       await node.stop();
     }
   });
+
+  it("a hash in a block being rolled back is not said unknown: its status waits for the switch, then says what became of it", async () => {
+    const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 100n]]), timestamp: Date.now() - 3_600_000 };
+    const node = await Node.start(
+      { dataDir: join(tempDir(), "n"), genesis, api: { host: "127.0.0.1", port: 0, rateLimit: false }, p2p: false, generate: false, walletSeeds: [] },
+      silentLogger(),
+    );
+    try {
+      const hash = new Uint8Array(32).fill(7);
+      const anchor = signed(alice, { type: 15, fee: FEE, anchors: [hash] });
+      const block = nextBlock(node, gen, [anchor]);
+      expect((await node.chain.processBlock(block, "local")).status).toBe("applied");
+      const status = async (): Promise<{ code: number; body: { status?: string; sourceId?: string; error?: number } }> => {
+        const r = await fetch(`${node.apiUrl!}/hash/${"07".repeat(32)}/status`);
+        return { code: r.status, body: (await r.json()) as { status?: string } };
+      };
+      expect((await status()).body.status).toBe("confirmed");
+      await node.chain.exclusive(async () => {
+        await node.pool.stash(block.transactions);
+        await node.ledger.rollback(node.ledger.height - 1);
+        // a switch that does not end within the wait: ask again (it answered "unknown" at once)
+        const during = await status();
+        expect(during.code).toBe(503);
+        expect(during.body.status).toBeUndefined();
+        // what the wait ends on: the stash taken, its transactions readmitted in the same run
+        let taken = false;
+        const settled = node.pool.stashTaken().then(() => (taken = node.pool.has(anchor.id)));
+        await node.admission.afterLedgerChange(block.transactions);
+        await settled;
+        expect(taken).toBe(true);
+      });
+      expect((await status()).body).toEqual(expect.objectContaining({ status: "pending", sourceId: anchor.id }));
+      await node.pool.stashTaken(); // nothing stashed: at once
+    } finally {
+      await node.stop();
+    }
+  }, 20_000);
 });
 
 describe("readmission after a rollback", () => {

@@ -71,8 +71,8 @@ async function hashProof({ backend }: RouteContext, hash: Uint8Array): Promise<R
  * unknown, pending (in a pool, with its transaction; or acknowledged by this node and being
  * anchored again, `reanchoring`), confirmed (in a block) or final (deeper than the maximum rollback).
  */
-function hashStatus({ backend }: RouteContext, hash: Uint8Array): Reply {
-  const status = backend.anchorStatus(hash);
+async function hashStatus({ backend }: RouteContext, hash: Uint8Array): Promise<Reply> {
+  const status = await backend.anchorStatusSettled(hash);
   const base = { hash: toHex(hash) };
   if (status === undefined) {
     const ack = backend.anchorAcknowledged(hash);
@@ -191,6 +191,7 @@ export const hashRoutes: RouteDef[] = [
         responses: {
           200: { description: "The status", schema: ref("HashStatus"), example: { hash: EXAMPLE_HASH, status: "confirmed", sourceId: "D5kor4zjNUAbBF1DjxrTRwasDnbCZJ14p5dVRjyQJQGA", height: 42, confirmations: 3 } },
           400: errorDoc("Unknown encoding, or the hash does not decode to 32 bytes"),
+          503: errorDoc("The chain is reorganising and the hash may be in a rolled-back block: ask again (the answer waits up to 5 s first)"),
         },
         handler: (ctx) => hashStatus(ctx, decodeHash(ctx.params["hash"], encodingOf(ctx))),
       },
