@@ -54,8 +54,8 @@ afterAll(async () => {
 let told: string[] = [];
 function listen(node: Node): void {
   node.chain.on({
-    onReorg: ({ commonHeight }) => void told.push(`rollback to ${commonHeight} (at ${node.ledger.height})`),
-    onApplied: (_b, height) => void told.push(`block ${height} (at ${node.ledger.height})`),
+    onReorg: ({ commonHeight, restoring }) => void told.push(`${restoring === true ? "restoring: " : ""}rollback to ${commonHeight} (at ${node.ledger.height})`),
+    onApplied: (_b, height, source) => void told.push(`block ${height} (at ${node.ledger.height})${source === "restored" ? " restored" : ""}`),
   });
 }
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -104,9 +104,14 @@ describe("a failed fork switch", () => {
     expect(told).toEqual([
       `rollback to ${common} (at ${common})`,
       ...range(common + 1, forkTop).map((h) => `block ${h} (at ${h})`),
-      `rollback to ${common} (at ${common})`,
-      ...range(common + 1, common + 2).map((h) => `block ${h} (at ${h})`),
+      `restoring: rollback to ${common} (at ${common})`,
+      ...range(common + 1, common + 2).map((h) => `block ${h} (at ${h}) restored`),
     ]);
+    // one reorganisation attempted, counted once; received: the fork's blocks, not a's own again
+    const metrics = await a.metrics.registry.getMetricsAsJSON();
+    const value = (name: string): number => (metrics.find((m) => m.name === name)?.values ?? []).reduce((t, v) => t + v.value, 0);
+    expect(value("anchord_reorgs_total")).toBe(1);
+    expect(value("anchord_blocks_received_total")).toBe(3 * MAX_ROLLBACK);
 
     // and a can still reorganise as deep as the rule allows: a fork from maxRollback below its tip
     const deep = a.ledger.height - MAX_ROLLBACK;

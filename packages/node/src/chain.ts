@@ -12,7 +12,8 @@ import type { TxAdmission } from "./txAdmission.js";
 import type { Logger } from "./logger.js";
 import { verifyBlocksAndTransactions, verifyTransactions } from "./verify.js";
 
-export type BlockSource = "local" | "gossip" | "sync";
+/** Where a block came from; "restored": one of ours applied again after a failed fork switch. */
+export type BlockSource = "local" | "gossip" | "sync" | "restored";
 
 export type ProcessResult =
   | { status: "applied" }
@@ -29,7 +30,8 @@ export interface ChainEvents {
    * fork switch). Runs before the pool is rechecked for it: listeners must not read the pool.
    */
   onApplied?(block: Block, height: number, source: BlockSource, applyMs: number | undefined, switching?: boolean): void;
-  onReorg?(info: { fromHeight: number; commonHeight: number; toHeight: number; dropped: number }): void;
+  /** A rollback (`restoring`: a failed switch taking its own blocks back, not a reorganisation of its own). */
+  onReorg?(info: { fromHeight: number; commonHeight: number; toHeight: number; dropped: number; restoring?: boolean }): void;
   /**
    * A fork switch ended: its blocks (told with `switching` true: a failed switch takes them back)
    * are the chain's now, or, when it failed, ours are again. What depends on blocks being kept
@@ -242,11 +244,11 @@ export class Chain {
       // rolled back (told as a rollback, as any), then ours are applied again (told as applied).
       const partial = ledger.height;
       await ledger.rollback(commonHeight, { unbounded: true });
-      this.tell((l) => l.onReorg?.({ fromHeight: partial, commonHeight, toHeight: fromHeight, dropped: partial - commonHeight }));
+      this.tell((l) => l.onReorg?.({ fromHeight: partial, commonHeight, toHeight: fromHeight, dropped: partial - commonHeight, restoring: true }));
       for (const b of dropped) {
         await ledger.applyBlock(b, { verified: () => true });
         const height = ledger.height;
-        this.tell((l) => l.onApplied?.(b, height, source, undefined));
+        this.tell((l) => l.onApplied?.(b, height, "restored", undefined));
       }
       // (nothing is left out of retention now; this clears the ledger's note of kept records)
       await ledger.pruneUndo(commonHeight + 1, ledger.height);

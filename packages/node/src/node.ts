@@ -133,7 +133,7 @@ export class Node {
       onApplied: (block, height, source, applyMs) => {
         if (applyMs !== undefined) metrics.blockApplySeconds.observe(applyMs / 1000);
         if (source === "local") metrics.blocksMade.inc();
-        else {
+        else if (source !== "restored") {
           metrics.blocksReceived.inc({ source });
           logger.info(
             { height, id: block.id, txs: block.transactions.length, timestamp: block.timestamp, generator: addressFromPublicKey(block.generator, ledger.config.chainIdByte), source, applyMs },
@@ -145,8 +145,9 @@ export class Node {
         this.generator?.reschedule();
         this.anchoring.requestSweep();
       },
-      onReorg: () => {
-        metrics.reorgs.inc();
+      onReorg: ({ restoring }) => {
+        // a failed switch's taking back is part of the one reorganisation it attempted
+        if (restoring !== true) metrics.reorgs.inc();
         this.generator?.reschedule();
         this.anchoring.requestSweep();
       },
