@@ -106,6 +106,13 @@ describe("partition and heal", () => {
     await b.start();
     await crashC;
     await crashD;
+    // converged: every node holds the left side's pre-heal tip (the kills and restarts included)
+    await waitUntil("every node on the left side's chain", async () => {
+      const ids = await Promise.all(c.nodes.map((n) => n.blockIdAt(leftTip.height)));
+      return ids.every((id) => id === leftTip.id);
+    }, 120_000, 200);
+    const healToConvergedMs = Date.now() - healedAt;
+    // the load's window on the healed network (behaviour under test, not a wait for a condition)
     await sleep(10_000);
     await load.stop();
 
@@ -134,7 +141,7 @@ describe("partition and heal", () => {
       lost: report.lost.length,
       preHeal: { left: { ...leftTip, score: String(leftTip.score) }, right: { ...rightTip, score: String(rightTip.score) } },
       reorgs,
-      healToConvergedMs: Date.now() - healedAt,
+      healToConvergedMs,
       invariants: report,
       durationMs: Date.now() - started,
     });

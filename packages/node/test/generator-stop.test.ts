@@ -41,9 +41,14 @@ describe("Generator.stop", () => {
       release();
       await stopped;
       expect(node.ledger.height).toBe(before + 1); // applied by the time stop settled
-      // stopped: a later stop has nothing to wait for, and nothing was forged after the held block
-      await node.generator!.stop();
+      // stopped: nothing is forged after the held block, not even when the generator's next slot
+      // comes (it would have been forged then), and a later stop has nothing to wait for
+      const slot = node.generator!.nextSlot();
+      expect(slot).toBeDefined();
+      await waitFor("the generator's next slot passed", () => Date.now() > slot!.timestamp + 300, 30_000, 20);
       expect(held).toBe(1);
+      expect(node.ledger.height).toBe(before + 1);
+      await node.generator!.stop();
     } finally {
       await node.stop();
     }
