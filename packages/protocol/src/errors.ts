@@ -138,9 +138,14 @@ export function isAnchordError(e: unknown, code?: ErrorCode): e is AnchordError 
 /** LTO's integer error codes (PROTOCOL.md §6) for the codes that have one; others get 0. */
 export function ltoErrorCode(code: ErrorCode): number {
   switch (code) {
+    // input shape: malformed, out of range, or a type, version or chain this network does not take
     case "INVALID_JSON":
     case "INVALID_FIELD":
     case "MALFORMED":
+    case "UNSUPPORTED_TYPE":
+    case "UNSUPPORTED_VERSION":
+    case "WRONG_CHAIN":
+    case "INVALID_AMOUNT":
       return 1;
     case "INVALID_SIGNATURE":
       return 101;
@@ -157,7 +162,6 @@ export function ltoErrorCode(code: ErrorCode): number {
     case "LEASE_NOT_OWNER":
     case "ALREADY_IN_CHAIN":
     case "INVALID_ANCHOR":
-    case "INVALID_AMOUNT":
     case "POOL_FULL":
       return 112;
     case "TO_SELF":
