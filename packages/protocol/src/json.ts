@@ -13,7 +13,8 @@ export type JsonValue = null | boolean | number | bigint | string | JsonValue[] 
 export const MAX_INTEGER_DIGITS = 1000;
 
 function parseNumber(text: string): number | bigint {
-  if (text.length > MAX_INTEGER_DIGITS + 1) throw new SyntaxError(`number literal of ${text.length} characters (at most ${MAX_INTEGER_DIGITS} digits)`);
+  // the digits, a sign not counted (a fraction or exponent counts as digits: no exact integer has one)
+  if (text.length - (text.charCodeAt(0) === 45 ? 1 : 0) > MAX_INTEGER_DIGITS) throw new SyntaxError(`number literal of ${text.length} characters (at most ${MAX_INTEGER_DIGITS} digits)`);
   if (isInteger(text)) {
     const n = Number(text);
     return Number.isSafeInteger(n) ? n : BigInt(text);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { stringify } from "lossless-json";
-import { parseJson, stringifyJson } from "../src/index.js";
+import { MAX_INTEGER_DIGITS, parseJson, stringifyJson } from "../src/index.js";
 import { prng } from "../../../test/utils/random.js";
 
 const STRINGS = ["", "a", 'quote " and \\ backslash', "line\nbreak\ttab", "\u0000\u001f control", "ünïcödé 😀", "\ud800 lone surrogate", "</script>", "1", "\u007f del \u2028 \u2029", "\udc00", "3N7RAo9eXFhJEdpPgbhsAFti8s1HDxxXiCW", "x".repeat(64), "y".repeat(65) + '"', "z".repeat(80)];
@@ -56,5 +56,15 @@ describe("stringifyJson", () => {
     expect(stringifyJson([new Point()])).toBe(stringify([new Point()]));
     expect(stringifyJson({ a: [1n] }, 2)).toBe(stringify({ a: [1n] }, undefined, 2));
     expect(stringifyJson(undefined)).toBe("null");
+  });
+});
+
+describe("parseJson: number literals", () => {
+  it("parses up to MAX_INTEGER_DIGITS digits exactly, a sign not counted, and refuses one more", () => {
+    const digits = "9".repeat(MAX_INTEGER_DIGITS);
+    expect(parseJson(digits)).toBe(BigInt(digits));
+    expect(parseJson(`-${digits}`)).toBe(-BigInt(digits));
+    expect(() => parseJson(`${digits}9`)).toThrow(SyntaxError);
+    expect(() => parseJson(`-${digits}9`)).toThrow(SyntaxError);
   });
 });
