@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LTO } from "@ltonetwork/lto";
 import { TOKEN, loadGenesisFile, parseJson } from "@anchord/protocol";
@@ -480,7 +480,10 @@ describe("a 3-node devnet with an API token, a joined node and Ctrl-C", () => {
 
 describe("a 1-node devnet", () => {
   it("forges alone, logs at ANCHORD_LOG_LEVEL, runs under --max-heap, and stops on a terminal's Ctrl-C (SIGINT to the whole process group)", async () => {
-    const net = await startDevnet(1, ["--max-heap", "200"], { ...process.env, ANCHORD_LOG_LEVEL: "debug" });
+    // a user's ANCHORD_API_TOKEN and ANCHORD_WALLET_PASSWORD (for `anchord anchor`, or their own
+    // node) are not the devnet's: it has no token unless --api-token says so
+    const env = { ...process.env, ANCHORD_LOG_LEVEL: "debug", ANCHORD_API_TOKEN: "users-own-token-1234", ANCHORD_WALLET_PASSWORD: "users-own-password" };
+    const net = await startDevnet(1, ["--max-heap", "200"], env);
     expect(net.info.nodes).toHaveLength(1);
     expect(net.info.apiToken).toBe(false);
     const api = net.apis[0]!;
@@ -503,6 +506,8 @@ describe("a 1-node devnet", () => {
     expect(log.trim().split("\n").pop()).toContain('"msg":"Node stopped"');
     expect(log).toContain('"level":"debug"'); // ANCHORD_LOG_LEVEL reached the node through the devnet
     expect(log).toContain('"msg":"Anchor transaction pooled"');
+    // the wallet is stored in the clear, as every devnet node's
+    expect(readFileSync(join(dirname(net.info.nodes[0]!.log), "wallet.json"), "utf8")).not.toContain("scrypt");
   }, 150_000);
 });
 

@@ -43,6 +43,19 @@ export function nodeV8Options(maxHeapMb: number = DEFAULT_NODE_HEAP_MB): string[
 }
 
 /**
+ * A devnet node's environment: the devnet's own settings, not the user's. ANCHORD_API_TOKEN and
+ * ANCHORD_WALLET_PASSWORD, exported for `anchord anchor` or for the user's own node, would give the
+ * devnet's nodes a token (401s where devnet.json says there is none) and encrypted wallets; the
+ * devnet takes a token only from --api-token.
+ */
+function childEnvironment(seed: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...nodeEnvironment(), ANCHORD_WALLET_SEED: seed };
+  delete env["ANCHORD_API_TOKEN"];
+  delete env["ANCHORD_WALLET_PASSWORD"];
+  return env;
+}
+
+/**
  * Environment of a node process: glibc's malloc keeps up to 8 arenas per core for a process's
  * threads (libuv, LevelDB, the signature workers) and returns little of them; two arenas cut a
  * busy node's resident memory by ~50 MB (benchmark: ~360 → ~305 MB at the end of the load).
@@ -331,7 +344,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
     if (token) args.push("--api-token", token);
     const child = spawn(process.execPath, args, {
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...nodeEnvironment(), ANCHORD_WALLET_SEED: account.seed },
+      env: childEnvironment(account.seed),
     });
     forwardOutput(child, node, () => stopping);
     child.on("exit", (code, signal) => {
