@@ -13,7 +13,7 @@
  * - After every ledger change (block applied, rolled back) it re-checks the pool and readmits the
  *   transactions of rolled-back blocks; at start it re-checks what the store holds.
  */
-import { AnchordError, ErrorCode, decodeTx, encodedTx, isSignedTx, validateTxStateless, validateTxTimestamp, type SignedTx, type Transaction } from "@anchord/protocol";
+import { AnchordError, ErrorCode, decodeTx, encodedTx, isSignedTx, isTxTimestampBehind, validateTxStateless, validateTxTimestamp, type SignedTx, type Transaction } from "@anchord/protocol";
 import { FundsAhead, applyTx, createOverlay, type Ledger, type StateView } from "@anchord/state";
 import type { Logger } from "./logger.js";
 import { TxPool, type AddResult, type PoolEntry, type PoolOptions } from "./pool.js";
@@ -114,12 +114,28 @@ export class TxAdmission {
     return { height: this.ledger.height + 1 };
   }
 
-  /** The rules that need no state but the chain's tip: on chain, stateless, timestamp window. */
-  private screen(tx: SignedTx): void {
+  /**
+   * The rules that need no state but the chain's tip: on chain, stateless, timestamp window. For
+   * a transaction the pool already held (`held`: reloaded, readmitted, rechecked) only a timestamp
+   * behind the window drops it: one ahead of it is ahead of this node's clock, which may have been
+   * stepped back (a host that boots before NTP syncs, a correction), and dropping it would lose
+   * what the node acknowledged. It stays pooled; selection leaves it out of blocks until the clock
+   * reaches it.
+   */
+  private screen(tx: SignedTx, held = false): void {
     const ledger = this.ledger;
     if (ledger.hasTransaction(tx.id)) throw new AnchordError(ErrorCode.ALREADY_IN_CHAIN, `transaction ${tx.id} is already in the chain`);
     validateTxStateless(tx, ledger.config);
-    validateTxTimestamp(tx, this.now(), ledger.lastHeader.timestamp, ledger.config);
+    if (held) this.checkNotBehind(tx);
+    else validateTxTimestamp(tx, this.now(), ledger.lastHeader.timestamp, ledger.config);
+  }
+
+  /** A held transaction's timestamp check (see screen). */
+  private checkNotBehind(tx: SignedTx): void {
+    const ledger = this.ledger;
+    if (isTxTimestampBehind(tx, ledger.lastHeader.timestamp, ledger.config)) {
+      throw new AnchordError(ErrorCode.TIMESTAMP_OUT_OF_RANGE, `timestamp ${tx.timestamp} is behind the window`);
+    }
   }
 
   private async reload(store: PoolStore): Promise<void> {
@@ -131,7 +147,7 @@ export class TxAdmission {
       try {
         const tx = decodeTx(s.bytes, this.ledger.config.chainIdByte);
         if (!isSignedTx(tx)) throw new AnchordError(ErrorCode.MALFORMED, "genesis transaction in the pool");
-        this.screen(tx);
+        this.screen(tx, true);
         candidates.push({ seq: s.seq, tx, bytes: encodedTx(tx), local: s.local });
       } catch {
         drop.push(delOp(s));
@@ -462,7 +478,7 @@ export class TxAdmission {
     for (const e of keep) {
       try {
         if (ledger.hasTransaction(e.tx.id)) throw new AnchordError(ErrorCode.ALREADY_IN_CHAIN, `transaction ${e.tx.id} is already in the chain`);
-        validateTxTimestamp(e.tx, this.now(), ledger.lastHeader.timestamp, ledger.config);
+        this.checkNotBehind(e.tx);
         applyTx(this.overlay, e.tx, this.context);
         if (renumber) {
           const seq = this.pool.nextSeq();
@@ -511,7 +527,7 @@ export class TxAdmission {
         if (justIncluded === undefined ? ledger.hasTransaction(tx.id) : justIncluded.has(tx.id)) stays = false;
         else {
           try {
-            validateTxTimestamp(tx, now, ledger.lastHeader.timestamp, ledger.config);
+            this.checkNotBehind(tx);
             applyTx(this.overlay, tx, context);
             stays = true;
           } catch {

@@ -9,6 +9,8 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PoolStore } from "../src/poolStore.js";
+import { TxAdmission } from "../src/txAdmission.js";
+import { silentLogger } from "../src/logger.js";
 import { encodedTx } from "@anchord/protocol";
 import { acct, cleanup, genesisFor, openAdmission, openLedger, signed, tempDir } from "./helpers.js";
 
@@ -61,6 +63,34 @@ describe("a client's copy of a transaction held from gossip", () => {
     const reopened = await PoolStore.open(dir);
     expect((await reopened.load()).entries.map((e) => e.local)).toEqual([true]);
     await reopened.close();
+    await ledger.close();
+  });
+});
+
+describe("a clock stepped back", () => {
+  it("keeps what the pool holds: a transaction ahead of the clock is left out of blocks, not dropped, at reload and after a block", async () => {
+    const alice = acct("clock alice");
+    const bob = acct("clock bob");
+    const ledger = await openLedger({ ...genesisFor([[alice, 100n]]), timestamp: Date.now() - 60_000 });
+    const dir = join(tempDir(), "pool");
+    const admission = await openAdmission(ledger, 10, dir);
+    const tx = signed(alice, { type: 4, fee: 100_000_000n, recipient: bob.address, amount: 1n });
+    expect(await admission.add(tx)).toBe("added");
+    await admission.pool.close();
+    // the host restarts before NTP has synced: its clock two hours behind
+    const behind = () => Date.now() - 2 * 3_600_000;
+    const early = await TxAdmission.open(ledger, { dir, maxSize: 10 }, silentLogger(), behind);
+    expect(early.pool.has(tx.id)).toBe(true);
+    expect(early.pool.select(10, behind()).transactions).toEqual([]);
+    // a block meanwhile: the recheck keeps it too
+    await early.afterLedgerChange();
+    expect(early.pool.has(tx.id)).toBe(true);
+    await early.pool.close();
+    // the clock set right: it is there, and goes into the next block
+    const later = await openAdmission(ledger, 10, dir);
+    expect(later.pool.has(tx.id)).toBe(true);
+    expect(later.pool.select(10, Date.now()).transactions.map((t) => t.id)).toEqual([tx.id]);
+    await later.pool.close();
     await ledger.close();
   });
 });
