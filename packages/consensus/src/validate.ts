@@ -155,9 +155,14 @@ function checkBaseTarget(block: BlockHeader, expected: bigint, at: string): void
   if (block.baseTarget !== expected) fail(ErrorCode.BLOCK_BAD_BASE_TARGET, `${at}: base target ${block.baseTarget}, expected ${expected}`, { expected, actual: block.baseTarget });
 }
 
+/** Whether `block` is stamped further ahead of `now` than the network allows (it may be valid once the clock gets there). */
+export function isBlockInFuture(block: BlockHeader, now: number, config: NetworkConfig): boolean {
+  return block.timestamp > now + config.maxBlockTimestampDriftMs;
+}
+
 function checkNotInFuture(block: BlockHeader, now: number, config: NetworkConfig, at: string): void {
   const latest = now + config.maxBlockTimestampDriftMs;
-  if (block.timestamp > latest) {
+  if (isBlockInFuture(block, now, config)) {
     fail(ErrorCode.BLOCK_IN_FUTURE, `${at}: timestamp ${block.timestamp} is ${block.timestamp - now} ms ahead of the clock (${now}); at most ${config.maxBlockTimestampDriftMs} ms allowed`, {
       expected: latest,
       actual: block.timestamp,

@@ -9,7 +9,7 @@
  */
 import { equalBytes } from "@anchord/crypto";
 import { AnchordError, ErrorCode, blockScore, decodeBlock, isAnchordError, peerAction, type Block, type BlockHeader, type NetworkConfig } from "@anchord/protocol";
-import { BASE_TARGET_WINDOW, validateHeaderChain, type ParentRef } from "@anchord/consensus";
+import { BASE_TARGET_WINDOW, isBlockInFuture, validateHeaderChain, type ParentRef } from "@anchord/consensus";
 import type { Network, SyncStatus } from "@anchord/network";
 import type { Chain } from "./chain.js";
 import type { Logger } from "./logger.js";
@@ -89,18 +89,23 @@ export function attachmentAfter(at: Attachment, blocks: readonly Block[]): Attac
  * follows `at.parent`, each block follows the one before it, and each carries the generation
  * signature, base target and a timestamp its parent allows (validateHeaderChain). Pure.
  *
- * Returns false for a batch whose first block does not follow `at.parent`: nothing to apply, the
- * round ends (and a peer that gave nothing is skipped for a while). Our tip may have moved off the
- * block the peer named, or the peer may have reorganised between its COMMON answer (or its last
- * batch) and this request, as an honest peer does under load: not charged, since it cost no
- * signature check. A batch whose blocks do not follow each other throws PEER_PROTOCOL_VIOLATION
- * (an honest server's answer is one linked run: readSyncBlocks); a consensus failure throws its
- * own code (both charged).
+ * Returns the blocks to apply: the batch up to its first block stamped ahead of our clock (by more
+ * than the network's drift; valid perhaps once the clock gets there, so not the peer's fault, and
+ * the blocks before it are as good as ever: a clock a little behind the peer's would otherwise
+ * throw away every batch that ends at the peer's tip). Undefined for a batch whose first block
+ * does not follow `at.parent`: nothing to apply, the round ends (and a peer that gave nothing is
+ * skipped for a while). Our tip may have moved off the block the peer named, or the peer may have
+ * reorganised between its COMMON answer (or its last batch) and this request, as an honest peer
+ * does under load: not charged, since it cost no signature check. A batch whose blocks do not
+ * follow each other throws PEER_PROTOCOL_VIOLATION (an honest server's answer is one linked run:
+ * readSyncBlocks); a consensus failure throws its own code (both charged).
  */
-export function checkSyncBatch(blocks: readonly Block[], at: Attachment, config: NetworkConfig, now: number): boolean {
-  const first = blocks[0];
-  if (first === undefined) return true;
-  if (!equalBytes(first.reference, at.parent.header.idBytes)) return false;
+export function checkSyncBatch(served: readonly Block[], at: Attachment, config: NetworkConfig, now: number): Block[] | undefined {
+  const first = served[0];
+  if (first === undefined) return [];
+  if (!equalBytes(first.reference, at.parent.header.idBytes)) return undefined;
+  const due = served.findIndex((b) => isBlockInFuture(b, now, config));
+  const blocks = due < 0 ? served.slice() : served.slice(0, due);
   const lowest = at.parent.height - at.recent.length + 1;
   try {
     validateHeaderChain(blocks, at.parent, (h) => at.recent[h - lowest], config, now);
@@ -109,7 +114,7 @@ export function checkSyncBatch(blocks: readonly Block[], at: Attachment, config:
     if (isAnchordError(e, ErrorCode.BLOCK_UNKNOWN_PARENT)) throw new AnchordError(ErrorCode.PEER_PROTOCOL_VIOLATION, `sync: ${e.message}`, e.details);
     throw e;
   }
-  return true;
+  return blocks;
 }
 
 export class Synchronizer {
@@ -335,9 +340,10 @@ export class Synchronizer {
         let bytes = 0;
         let at = this.attachmentAt(common);
         while (at.parent.height < status.height && forkScore <= ledger.score && fork.length < MAX_FORK_BLOCKS && bytes < MAX_FORK_BYTES) {
-          const { blocks, size } = await this.fetchSized(peerId, at.parent.height + 1, SYNC_BATCH);
+          const { blocks: served, size } = await this.fetchSized(peerId, at.parent.height + 1, SYNC_BATCH);
+          const blocks = checkSyncBatch(served, at, config, Date.now());
+          if (blocks === undefined) return false; // our chain moved: next round
           if (blocks.length === 0) break;
-          if (!checkSyncBatch(blocks, at, config, Date.now())) return false; // our chain moved: next round
           for (const b of blocks) forkScore += blockScore(b.baseTarget);
           fork.push(...blocks);
           bytes += size;
@@ -366,7 +372,7 @@ export class Synchronizer {
           const blocks = await this.fetch(peerId, at.parent.height + 1, SYNC_BATCH);
           waited += Date.now() - asked;
           // not following the block asked after: nothing to apply, the round ends
-          return { at, blocks: checkSyncBatch(blocks, at, config, Date.now()) ? blocks : [] };
+          return { at, blocks: checkSyncBatch(blocks, at, config, Date.now()) ?? [] };
         });
         const verified = checked.then(async (got) => {
           if (got !== undefined && !run.dropped) await this.chain.preverify(got.blocks);
