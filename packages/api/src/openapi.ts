@@ -25,12 +25,15 @@ function responsesOf(route: RouteDef, bodyLimit: number | undefined): Record<str
     out["400"] ??= errorResponse("Malformed JSON (code 1) or invalid fields");
     out["413"] = errorResponse(`Body larger than ${routeBodyLimit(route, bodyLimit)} bytes`);
     out["415"] = errorResponse("Body is not JSON (Content-Type must be application/json)");
-    out["429"] = errorResponse("Too many write requests from this client");
   }
   if (route.auth) out["401"] = errorResponse("Missing or wrong API token (code 2); only when the node is configured with a token");
   if (route.auth || route.operatorRead) {
     out["403"] = errorResponse("Only when the node has no token: a request under a Host that is not a loopback name, or from a web page of another origin");
   }
+  // every request is charged against a budget (rateLimit.ts: POSTs the write budget, GETs the
+  // read budget), and every connection passes the connection cap (connectionGuard.ts)
+  out["429"] ??= errorResponse("Too many requests: the client's read or write budget is used up");
+  out["503"] ??= errorResponse("Too many connections from this client address or to this node (`Retry-After: 1`; the connection is closed)");
   out["500"] = errorResponse("Failure inside the node (generic message)");
   return out;
 }

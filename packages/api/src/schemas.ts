@@ -283,7 +283,7 @@ export const SCHEMAS = {
       rejectedPeers: {
         type: "array",
         description: "Peers recently turned away as another network",
-        items: { type: "object", properties: { peerId: { type: "string" }, reason: { type: "string" }, at: { type: "integer", format: "int64" } } },
+        items: { type: "object", properties: { peerId: { type: "string" }, reason: { type: "string" }, at: { type: "string", format: "date-time", description: "When it was turned away (ISO time)" } } },
       },
       poolSize: { type: "integer", description: "Unconfirmed transactions in the pool" },
       syncing: { type: "boolean", description: "A peer has a better chain and the node is fetching it" },

@@ -77,6 +77,9 @@ describe("OpenAPI document and the browsable docs", () => {
         for (const p of op.parameters ?? []) expect(p.in === "path" && p.required, key).toBe(true);
         expect(op.responses["200"], key).toBeDefined();
         expect(op.responses["500"], key).toBeDefined();
+        // every request is charged against a budget, every connection passes the connection cap
+        expect(op.responses["429"], key).toBeDefined();
+        expect(op.responses["503"], key).toBeDefined();
         expect(Boolean(op.security), key).toBe(protectedOps.has(key));
         expect(Boolean(op.responses["401"]), key).toBe(protectedOps.has(key));
         if (m === "post") {
@@ -86,6 +89,15 @@ describe("OpenAPI document and the browsable docs", () => {
       }
     }
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["apiKey", "bearerAuth"]);
+  });
+
+  it("documents 429 on GETs too (the read budget), and keeps route-specific 429 and 503", () => {
+    const description = (path: string, m: string, s: string): string | undefined =>
+      (doc.paths[path]?.[m]?.responses[s] as { description?: string } | undefined)?.description;
+    expect(description("/addresses/balance/{address}", "get", "429")).toMatch(/budget/);
+    expect(description("/addresses/balance/{address}", "get", "503")).toMatch(/connections/);
+    expect(description("/events", "get", "429")).toMatch(/event streams/);
+    expect(description("/hash/{hash}/status", "get", "503")).toMatch(/reorganising/);
   });
 
   it("every $ref resolves to a component schema", () => {

@@ -52,7 +52,8 @@ export const eventRoutes: RouteDef[] = [
       "Every event has an `id`, `<run>-<seq>`: a tag of this run of this node and a number increasing by one. Reconnecting with `Last-Event-ID` (or `?lastEventId=`) delivers every event after it, in order, exactly once, " +
       "while it is among the node's last 100,000 events; otherwise (or with an id of another node or run) the stream starts with a `gap` event saying so. " +
       "`?address=<address>` sends only the `tx` events that concern it (other events are all sent). A client that does not read is cut with a `close` event " +
-      "{reason} once it is more than the window behind; at most 16 streams per client address and 320 per node (429 beyond). " +
+      "{reason, lastEventId} (resume from `lastEventId`) once it is more than the window behind, or once it has left 96 KiB of events unread for 60 s; " +
+      "at most 16 streams per client address and 320 per node (429 beyond). " +
       "`HEAD` answers the head only.",
     responses: {
       200: { description: "The event stream", contentType: "text/event-stream", schema: { type: "string" }, example: EXAMPLE_STREAM },
