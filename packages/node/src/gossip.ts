@@ -14,6 +14,8 @@ import type { TxAdmission } from "./txAdmission.js";
 import type { Logger } from "./logger.js";
 
 export const MAX_TXS_PER_MESSAGE = 1000;
+/** Blocks from a little ahead of our clock held for their time (GossipHandler.holdEarly). */
+const MAX_EARLY_BLOCKS = 4;
 
 export function encodeTxBatch(txs: readonly SignedTx[]): Uint8Array {
   return packTxBatch(txs.map((tx) => encodedTx(tx)));
@@ -88,6 +90,8 @@ export class GossipHandler {
   /** Blocks that came before their parent, tried again as the chain moves (orphans.ts). */
   private readonly orphans = new OrphanBlocks();
   private retryScheduled = false;
+  /** Blocks stamped a little ahead of our clock, tried again once it gets there: id → timer. */
+  private readonly early = new Map<string, NodeJS.Timeout>();
 
   /**
    * `onOrphan`: a block from this peer had an unknown parent (the node syncs with it).
@@ -179,7 +183,39 @@ export class GossipHandler {
         this.logger.warn({ peer: from, id: block.id, code: e.code, reason: e.message }, "Rejected invalid block from peer");
         return "reject";
       }
+      if (isAnchordError(e, ErrorCode.BLOCK_IN_FUTURE)) this.holdEarly(block, from);
       return "ignore";
     }
+  }
+
+  /**
+   * A block stamped ahead of our clock by more than the network's drift may be valid once the clock
+   * gets there (ours a little behind the generator's): it is tried again then, instead of waiting
+   * for a sync round to fetch it. At most MAX_EARLY_BLOCKS, each at most one average block delay
+   * ahead; its sender is charged, as an orphan's, if it then turns out invalid.
+   */
+  private holdEarly(block: Block, from: string): void {
+    const config = this.chain.ledger.config;
+    const wait = block.timestamp - config.maxBlockTimestampDriftMs - Date.now() + 1;
+    if (this.early.has(block.id) || this.early.size >= MAX_EARLY_BLOCKS || wait > config.averageBlockDelayMs) return;
+    const timer = setTimeout(() => {
+      this.early.delete(block.id);
+      void this.processBlock(block, from).then((verdict) => {
+        if (verdict === "reject") this.penalize(from, `gossip block: ${block.id} invalid once its time came`);
+      });
+    }, Math.max(0, wait));
+    timer.unref();
+    this.early.set(block.id, timer);
+  }
+
+  /** Blocks held until the clock gets to them. */
+  get earlyHeld(): number {
+    return this.early.size;
+  }
+
+  /** Drops the blocks held for later (the node stops). */
+  stop(): void {
+    for (const timer of this.early.values()) clearTimeout(timer);
+    this.early.clear();
   }
 }

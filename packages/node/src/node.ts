@@ -397,6 +397,7 @@ export class Node {
     await step("anchoring", () => this.anchoring.close());
     await step("outbox", () => this.flushOutbox());
     await step("network", () => this.network?.stop());
+    this.gossip?.stop();
     await step("chain", () => this.chain.exclusive(async () => undefined));
     await step("pool", () => this.pool.close());
     await step("ledger", () => this.ledger.close());
