@@ -156,7 +156,7 @@ function checkBaseTarget(block: BlockHeader, expected: bigint, at: string): void
 }
 
 /** Whether `block` is stamped further ahead of `now` than the network allows (it may be valid once the clock gets there). */
-export function isBlockInFuture(block: BlockHeader, now: number, config: NetworkConfig): boolean {
+export function isBlockInFuture(block: Pick<BlockHeader, "timestamp">, now: number, config: Pick<NetworkConfig, "maxBlockTimestampDriftMs">): boolean {
   return block.timestamp > now + config.maxBlockTimestampDriftMs;
 }
 

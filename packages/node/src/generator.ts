@@ -15,7 +15,7 @@
  */
 import { equalBytes } from "@anchord/crypto";
 import { BLOCK_HEADER_WITH_SIGNATURE_LENGTH, ErrorCode, createBlock, isAnchordError, transactionsRoot, type Block, type SignedTx } from "@anchord/protocol";
-import { expectedBlockFields, type ExpectedBlockFields } from "@anchord/consensus";
+import { expectedBlockFields, isBlockInFuture, type ExpectedBlockFields } from "@anchord/consensus";
 import type { Chain } from "./chain.js";
 import type { TxPool } from "./pool.js";
 import type { Wallet, WalletAccount } from "./wallet.js";
@@ -255,7 +255,13 @@ export class Generator {
     const ledger = this.chain.ledger;
     const tip = ledger.lastHeader;
     if (!equalBytes(tip.idBytes, tipId)) return undefined; // the tip moved meanwhile
-    const timestamp = Math.max(slot.timestamp, this.now());
+    const now = this.now();
+    // The timer fired (monotonic time) but the clock says the slot is still ahead: it was stepped
+    // back meanwhile. A block stamped at the slot would be in our own future (refused here, taken
+    // by peers), and the slot's coming round again by the new clock would sign a second block on
+    // this tip. Nothing is signed; the finally's reschedule waits for the slot by the clock.
+    if (isBlockInFuture({ timestamp: slot.timestamp }, now, ledger.config)) return undefined;
+    const timestamp = Math.max(slot.timestamp, now);
     const { transactions, root } = this.selection(tipId, timestamp);
     return createBlock(
       {

@@ -6,7 +6,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Node } from "../src/node.js";
 import { silentLogger } from "../src/logger.js";
-import { acct, cleanup, genesisFor, tempDir } from "./helpers.js";
+import type { Block } from "@anchord/protocol";
+import { Generator } from "../src/generator.js";
+import { Wallet } from "../src/wallet.js";
+import { CHAIN, acct, cleanup, genesisFor, tempDir } from "./helpers.js";
 import { waitFor } from "../../../test/utils/wait.js";
 
 afterEach(cleanup);
@@ -50,6 +53,32 @@ describe("Generator.stop", () => {
       expect(node.ledger.height).toBe(before + 1);
       await node.generator!.stop();
     } finally {
+      await node.stop();
+    }
+  });
+});
+
+describe("a clock stepped back under the generator", () => {
+  it("signs nothing for a slot the clock has not reached: no block in our own future, no second block on the tip", async () => {
+    const node = await Node.start({ dataDir: join(tempDir(), "n"), genesis: genesisFor([[gen, 1_000_000n]]), api: false, p2p: false, generate: false, walletSeeds: [] }, silentLogger());
+    const published: Block[] = [];
+    let offset = 0;
+    let checks = 0;
+    // canForge is asked when the transactions are selected ahead of the slot, then at the slot
+    // itself, right before the block is built: the clock steps back two minutes between the two
+    const canForge = (): boolean => {
+      if (++checks === 2) offset = -120_000;
+      return true;
+    };
+    const generator = new Generator(node.chain, node.pool, new Wallet([gen.seed], CHAIN), (b) => void published.push(b), silentLogger(), { maxTransactions: 100, maxBlockBytes: 1 << 20, canForge }, () => Date.now() + offset);
+    try {
+      generator.start();
+      await waitFor("the generator at its slot", () => checks >= 2, 20_000, 5);
+      await generator.stop();
+      expect(published).toEqual([]);
+      expect(node.ledger.height).toBe(1);
+    } finally {
+      await generator.stop();
       await node.stop();
     }
   });
