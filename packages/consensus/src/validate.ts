@@ -211,8 +211,8 @@ export function validateHeaderChain(
  * block invalid.
  *
  * What needs the fork's own state (the generator's generating balance, hence its eligibility and
- * delay) is left to `validateBlockConsensus` as each block is applied; `headerAt` gives our
- * headers up to `common.height`.
+ * delay) is bounded by `validateForkStake` and checked exactly by `validateBlockConsensus` as each
+ * block is applied; `headerAt` gives our headers up to `common.height`.
  */
 export function validateForkHeaders(
   blocks: readonly BlockHeader[],
@@ -227,3 +227,56 @@ export function validateForkHeaders(
     if (!signatureVerified(block)) checkSignature(block, config, `fork block ${block.id} at height ${common.height + 1 + i}`);
   });
 }
+
+/**
+ * What can be known of a fork's generators before anything is rolled back. A generator's
+ * generating balance on the fork's branch at a parent height P is its minimum effective balance
+ * over heights P − window + 1 … P; the part of that window at or below the common block is our
+ * own chain's, and a minimum over part of a window is at least the minimum over all of it:
+ * `balanceBound(address, from, to)` (our minimum effective balance over from … to, to ≤ the common
+ * height) bounds it from above. A block whose generator is below the minimum even at that bound,
+ * or that comes before the delay the bound allows (a larger balance never has a longer delay), is
+ * invalid whatever the fork's own blocks did. Checked for every block, so that a fork of one valid
+ * block followed by blocks from keys with no stake cannot make the node roll back to try it.
+ * Blocks whose window lies wholly inside the fork are not bounded here (validateBlockConsensus
+ * checks every block as it is applied).
+ */
+export function validateForkStake(
+  blocks: readonly BlockHeader[],
+  common: ParentRef,
+  headerAt: (height: number) => BlockHeader | undefined,
+  balanceBound: (address: string, from: number, to: number) => bigint,
+  config: NetworkConfig,
+): void {
+  const header = (height: number): BlockHeader | undefined => (height > common.height ? blocks[height - common.height - 1] : headerAt(height));
+  const view: ConsensusView = {
+    headerAt: header,
+    generatingBalance: (address, atHeight) => {
+      const from = Math.max(1, atHeight - config.generatingBalanceWindow + 1);
+      const to = Math.min(atHeight, common.height);
+      return from > to ? UNBOUNDED_BALANCE : balanceBound(address, from, to);
+    },
+  };
+  let parent: ParentRef = common;
+  for (const block of blocks) {
+    const at = `fork block ${block.id} at height ${parent.height + 1}`;
+    const exp = expectedBlockFields(parent, block.generator, view, config);
+    if (!exp.eligible) {
+      fail(ErrorCode.BLOCK_GENERATOR_BALANCE, `${at}: generator ${exp.generator} has at most ${exp.generatingBalance} generating balance at height ${parent.height}, below the minimum ${config.minGeneratingBalance}`, {
+        expected: config.minGeneratingBalance,
+        atMost: exp.generatingBalance,
+        generator: exp.generator,
+      });
+    }
+    if (block.timestamp < exp.earliestTimestamp) {
+      fail(ErrorCode.BLOCK_TOO_EARLY, `${at}: timestamp ${block.timestamp} is before ${exp.earliestTimestamp}, the earliest its generator's largest possible balance allows`, {
+        expected: exp.earliestTimestamp,
+        actual: block.timestamp,
+      });
+    }
+    parent = { header: block, height: parent.height + 1 };
+  }
+}
+
+/** A balance no account has (the int64 maximum): no bound. */
+const UNBOUNDED_BALANCE = (1n << 63n) - 1n;

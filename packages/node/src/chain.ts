@@ -6,7 +6,7 @@
  */
 import { base58Encode } from "@anchord/crypto";
 import { AnchordError, ErrorCode, blockScore, isAnchordError, type Block, type SignedTx, type Transaction } from "@anchord/protocol";
-import { validateBlockConsensus, validateForkHeaders } from "@anchord/consensus";
+import { validateBlockConsensus, validateForkHeaders, validateForkStake } from "@anchord/consensus";
 import { Mutex, type Ledger } from "@anchord/state";
 import type { TxAdmission } from "./txAdmission.js";
 import type { Logger } from "./logger.js";
@@ -213,6 +213,9 @@ export class Chain {
     // every fork block's signature has been verified now: not again below
     for (const b of blocks) this.signedBlocks.add(b);
     this.validateConsensus(blocks[0]!, commonHeight);
+    // and every block's generator against the most stake our chain lets it have: one block from a
+    // staker followed by blocks of keys without stake made the node roll back to try them
+    validateForkStake(blocks, { header: ledger.headerAt(commonHeight)!, height: commonHeight }, (h) => ledger.headerAt(h), (address, from, to) => ledger.minEffectiveBetween(address, from, to), ledger.config);
     // The dropped blocks' transactions reach the pool's store before the rollback: a crash in the
     // middle of the switch finds them in the pool at restart instead of losing them.
     const doomed: Block[] = [];

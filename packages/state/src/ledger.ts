@@ -399,6 +399,15 @@ export class Ledger {
     return rec ? rec.history.minRegular(Math.max(1, this.tip - n + 1), this.tip) : 0n;
   }
 
+  /**
+   * Minimum effective balance over heights from … to (to ≤ the tip). Exact where the generating
+   * balance is (generatingBalance): windows ending at or above tip − maxRollback.
+   */
+  minEffectiveBetween(address: string, from: number, to: number): bigint {
+    const rec = this.memory.accounts.get(address);
+    return rec ? rec.history.minEffective(Math.max(1, from), Math.min(to, this.tip)) : 0n;
+  }
+
   /** Minimum effective balance over the last n blocks; same bounds as minRegularBalance. */
   minEffectiveBalance(address: string, confirmations: number): bigint {
     const n = balanceWindowOf(confirmations, this.config);
