@@ -519,7 +519,6 @@ export class TxAdmission {
     const removed: SignedTx[] = [];
     const ops: StoreOp[] = [];
     try {
-      const now = this.now();
       const context = this.context;
       for (const e of this.pool.ordered()) {
         const tx = e.tx;
