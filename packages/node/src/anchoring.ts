@@ -26,6 +26,9 @@ import type { TxAdmission } from "./txAdmission.js";
 import type { Wallet, WalletAccount } from "./wallet.js";
 import type { Logger } from "./logger.js";
 
+/** How often the same re-anchoring failure is logged at error while it repeats after every block. */
+const REANCHOR_LOG_EVERY_MS = 60_000;
+
 interface Waiter {
   hash: Uint8Array;
   resolve(anchored: AnchorStatus): void;
@@ -42,6 +45,8 @@ export class AnchorBatcher {
    * chain): so that GET /hash/:hash/status says so instead of "unknown" (see acknowledged()).
    */
   private readonly reanchoring = new Map<string, string>();
+  /** The last re-anchoring failure logged at error, and when (see reanchor). */
+  private lastReanchorError = { err: "", at: -Infinity };
   private timer: NodeJS.Timeout | undefined;
   /** Batches being signed and written. */
   private readonly submitting = new Set<Promise<void>>();
@@ -271,14 +276,16 @@ export class AnchorBatcher {
     // An entry is forgotten once its hashes are held again by something else: the lost
     // transaction itself may be back meanwhile (gossip, a peer's block), and is then kept.
     const lostNow = new Set<string>(lostForeign.map((f) => f.hex));
+    // said once per loss: a retry after a failed attempt (its error kept) is not a new loss
+    const retrying = (hex: string): boolean => (this.reanchoring.get(hex) ?? "") !== "";
     for (const [id, hashes] of hashesOf) {
       for (const h of hashes) lostNow.add(toHex(h));
-      this.logger.warn({ txId: id, anchors: hashes.length }, "Acknowledged anchor transaction left the pool and the chain; anchoring its hashes again");
+      if (!hashes.some((h) => retrying(toHex(h)))) this.logger.warn({ txId: id, anchors: hashes.length }, "Acknowledged anchor transaction left the pool and the chain; anchoring its hashes again");
       const held = await this.reanchor(hashes);
       if (held !== undefined && !held.some((a) => a.txId === id)) await this.journal.forget([id], []);
     }
     for (const f of lostForeign) {
-      this.logger.warn({ hash: f.hex }, "Acknowledged hash left the chain with someone else's transaction; anchoring it again");
+      if (!retrying(f.hex)) this.logger.warn({ hash: f.hex }, "Acknowledged hash left the chain with someone else's transaction; anchoring it again");
       const held = await this.reanchor([f.hash]);
       if (held !== undefined && !held.some((a) => a.txId === this.journal.foreign.get(f.hex)?.txId)) await this.journal.forget([], [f.hex]);
     }
@@ -308,7 +315,12 @@ export class AnchorBatcher {
     });
     if (held.length === results.length) return held;
     const failed = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
-    this.logger.error({ failed: results.length - held.length, err: String(failed.reason) }, "Re-anchoring failed; trying again after the next block");
+    // tried again after every block: said when the reason changes, else once a minute
+    const err = String(failed.reason);
+    const now = performance.now();
+    const repeat = err === this.lastReanchorError.err && now - this.lastReanchorError.at < REANCHOR_LOG_EVERY_MS;
+    if (!repeat) this.lastReanchorError = { err, at: now };
+    this.logger[repeat ? "debug" : "error"]({ failed: results.length - held.length, err, pending: this.reanchoring.size }, "Re-anchoring failed; trying again after the next block");
     return undefined;
   }
 

@@ -6,7 +6,7 @@ import type { Genesis } from "@anchord/protocol";
 import { AnchorBatcher } from "../src/anchoring.js";
 import { AnchorJournal } from "../src/anchorJournal.js";
 import { Wallet } from "../src/wallet.js";
-import { silentLogger } from "../src/logger.js";
+import { createLogger, silentLogger } from "../src/logger.js";
 import { acct, CHAIN, cleanup, genesisFor, openAdmission, openLedger, signed, tempDir } from "./helpers.js";
 import { waitFor } from "../../../test/utils/wait.js";
 
@@ -105,7 +105,9 @@ describe("AnchorBatcher", () => {
     const { ledger, admission, journal, hash } = await anchoredThenPoolLost(genesisFor([[node, 10_000n], [payer, 100n]]), 1);
     const rich = signed(payer, { type: 4, fee: 10n * 100_000_000n, recipient: node.address, amount: 1n });
     expect(await admission.addMany([rich], { sync: false, local: false })).toEqual(["added"]);
-    const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
+    const lines: { level: string; msg: string }[] = [];
+    const logger = createLogger({ level: "debug", destination: { write: (line: string) => void lines.push(JSON.parse(line) as { level: string; msg: string }) } });
+    const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, logger);
     expect(batcher.acknowledged(hash)).toBeUndefined(); // nothing looked at yet: nothing known lost
     // what the node does before its API serves: from the first read on, the hash is acknowledged
     await batcher.markLostAtStart();
@@ -115,6 +117,15 @@ describe("AnchorBatcher", () => {
     await batcher.sweepsDone();
     expect(admission.pool.pendingAnchor(hash)).toBeUndefined();
     expect(batcher.acknowledged(hash)?.error).toMatch(/pool is full/);
+    // tried again after every block, said once: the loss once, the same failure once a minute
+    for (let i = 0; i < 3; i++) {
+      batcher.requestSweep();
+      await batcher.sweepsDone();
+    }
+    const said = (level: string, msg: RegExp): number => lines.filter((l) => l.level === level && msg.test(l.msg)).length;
+    expect(said("warn", /left the pool and the chain/)).toBe(1);
+    expect(said("error", /Re-anchoring failed/)).toBe(1);
+    expect(said("debug", /Re-anchoring failed/)).toBe(3);
     // room again (the rich one left with a block): the next sweep anchors it, and it is pending as usual
     admission.pool.remove(rich.id);
     batcher.requestSweep();
