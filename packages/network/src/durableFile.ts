@@ -48,3 +48,21 @@ export function writeFileDurably(file: string, data: string | Uint8Array, opts: 
   }
   fsyncDir(path.dirname(file));
 }
+
+/**
+ * Deletes the `<file>.tmp-<pid>` files a crashed earlier run left beside `file` (a crash between
+ * the write and the move leaves one; for the wallet it holds the seeds, in the clear unless the
+ * wallet was encrypted). Returns how many went. Run where the file is loaded, when no other
+ * process writes it (the data dir's lock is held).
+ */
+export function removeStrayTemporaries(file: string): number {
+  const dir = path.dirname(file);
+  const prefix = `${path.basename(file)}.tmp-`;
+  let removed = 0;
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.startsWith(prefix) || !/^\d+$/.test(name.slice(prefix.length)) || name === `${prefix}${process.pid}`) continue;
+    fs.rmSync(path.join(dir, name), { force: true });
+    removed++;
+  }
+  return removed;
+}

@@ -13,6 +13,6 @@ export { silentNetworkLogger } from "./logger.js";
 export { protocolNames, gossipMessageId } from "./topics.js";
 export type { ProtocolNames } from "./topics.js";
 export { loadOrCreatePeerKey } from "./peerKey.js";
-export { writeFileDurably, fsyncDir } from "./durableFile.js";
+export { writeFileDurably, fsyncDir, removeStrayTemporaries } from "./durableFile.js";
 export type { DurableWriteOptions } from "./durableFile.js";
 export type { PeerKey } from "./peerKey.js";

@@ -9,7 +9,7 @@ import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { addressFromPublicKey, keyPairFromSeed, type KeyPair } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
-import { writeFileDurably } from "@anchord/network";
+import { removeStrayTemporaries, writeFileDurably } from "@anchord/network";
 
 export interface WalletAccount {
   readonly address: string;
@@ -118,6 +118,8 @@ function writeAtomic(path: string, text: string): void {
  */
 export function loadWallet(dataDir: string, chainId: number, opts: { extraSeeds?: string[]; password?: string } = {}): Wallet {
   const path = join(dataDir, WALLET_FILE);
+  // a crash mid-write left a copy of the seeds beside the wallet: gone, whatever it held
+  if (existsSync(dataDir)) removeStrayTemporaries(path);
   let seeds: string[] = [];
   let wasEncrypted = false;
   if (existsSync(path)) {

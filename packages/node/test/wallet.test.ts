@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadWallet, WALLET_FILE } from "../src/wallet.js";
 import { acct, CHAIN, cleanup, tempDir } from "./helpers.js";
@@ -40,5 +40,19 @@ describe("wallet", () => {
     loadWallet(dir, CHAIN, { password: "pw" });
     expect(readFileSync(join(dir, WALLET_FILE), "utf8")).not.toContain(a.seed);
     expect(loadWallet(dir, CHAIN, { password: "pw" }).addresses()).toEqual([a.address]);
+  });
+
+  it("deletes the copies of the seeds a crash mid-write left beside the wallet", () => {
+    const dir = tempDir();
+    const a = acct("stray");
+    loadWallet(dir, CHAIN, { extraSeeds: [a.seed], password: "pw" });
+    // a run (pid 4242) that died between writing its temporary file and moving it into place
+    const stray = join(dir, `${WALLET_FILE}.tmp-4242`);
+    writeFileSync(stray, JSON.stringify({ version: 1, seeds: [a.seed] }), { mode: 0o600 });
+    writeFileSync(join(dir, "unrelated.tmp-1"), "kept");
+    expect(loadWallet(dir, CHAIN, { password: "pw" }).addresses()).toEqual([a.address]);
+    expect(existsSync(stray)).toBe(false);
+    expect(existsSync(join(dir, "unrelated.tmp-1"))).toBe(true);
+    for (const name of readdirSync(dir)) if (name !== "unrelated.tmp-1") expect(readFileSync(join(dir, name), "utf8")).not.toContain(a.seed);
   });
 });
