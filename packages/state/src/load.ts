@@ -25,9 +25,8 @@ async function* entries(db: Db, bucket: Bucket): AsyncGenerator<[Uint8Array, Uin
 
 export async function loadMemory(db: Db, memory: LedgerMemory): Promise<void> {
   for await (const [k, v] of entries(db, Bucket.ACCOUNT)) {
-    const bytes = Uint8Array.from(k.subarray(1));
-    const address = base58Encode(bytes);
-    const rec = new AccountRecord(address, bytes);
+    const address = base58Encode(k.subarray(1));
+    const rec = new AccountRecord(address);
     rec.set(decodeAccount(v));
     memory.accounts.set(address, rec);
   }

@@ -3,6 +3,7 @@
  * indexed by id and by address. Loaded from LevelDB at open; changed only after a block's batch is
  * written (so memory never runs ahead of disk).
  */
+import { base58Decode } from "@anchord/crypto";
 import { BalanceHistory } from "./history.js";
 import type { AccountState, LeaseInfo } from "./types.js";
 
@@ -19,9 +20,17 @@ export class AccountRecord implements AccountState {
   generatingAtTip: { readonly tip: object; readonly value: bigint } | undefined = undefined;
   constructor(
     readonly address: string,
-    /** 26-byte address, the key suffix in LevelDB. */
-    readonly bytes: Uint8Array,
+    /** 26-byte address, the key suffix in LevelDB; decoded from `address` when first needed. */
+    private keyBytes?: Uint8Array,
   ) {}
+
+  /**
+   * The address's 26 bytes. Accounts loaded at open do not keep them (~240 bytes each, for
+   * accounts most of which no block touches again): a block's write decodes them once.
+   */
+  get bytes(): Uint8Array {
+    return (this.keyBytes ??= base58Decode(this.address));
+  }
 
   set(a: AccountState): void {
     this.regular = a.regular;
