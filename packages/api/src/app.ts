@@ -185,7 +185,8 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
       const answer = (reply: Reply): void => {
         const bytes = sendReply(res, reply, headers);
         if (limiters === undefined || (route.method === "post" && route.bodyCost === undefined)) return;
-        const extra = answerReadCost(bytes) - readCharged;
+        const work = "readWork" in reply ? (reply.readWork ?? 0) : 0;
+        const extra = answerReadCost(bytes) + work - readCharged;
         if (extra > 0) limiters.read(req, headers, extra, false);
       };
       if (route.body) {

@@ -145,6 +145,11 @@ export interface EventFeed {
   readonly capacity: number;
 }
 
+/** Counts the stored records a read went through (see ApiBackend.balancesAt). */
+export interface ReadMeter {
+  records: number;
+}
+
 export interface ApiBackend {
   /** Network parameters: chain id (byte and char), name (chainpoint anchor type), minimum fees. */
   readonly config: NetworkConfig;
@@ -209,10 +214,14 @@ export interface ApiBackend {
    */
   addressTransactions(address: string, limit: number, after?: string): Promise<readonly ConfirmedTx[]>;
   leaseInfo(id: string): LeaseRecord | undefined;
-  /** Balances after the block at `height` (INVALID_FIELD when older than the kept window). */
-  balancesAt(address: string, height: number): Promise<BalanceAtHeight>;
-  /** Leases active after the block at `height` (same window as balancesAt). */
-  leasesAt(address: string, height: number): Promise<readonly { readonly tx: LeaseTx; readonly height: number }[]>;
+  /**
+   * Balances after the block at `height` (INVALID_FIELD when older than the kept window). `meter`
+   * counts the stored records the read went through (every lease the address ever had up to that
+   * height, for its leased amounts), which the route charges.
+   */
+  balancesAt(address: string, height: number, meter?: ReadMeter): Promise<BalanceAtHeight>;
+  /** Leases active after the block at `height` (same window and `meter` as balancesAt). */
+  leasesAt(address: string, height: number, meter?: ReadMeter): Promise<readonly { readonly tx: LeaseTx; readonly height: number }[]>;
   transactionStatus(id: string): TransactionStatus;
   /**
    * Fills in (sender key, timestamp, fee when absent) and signs the unsigned transaction JSON

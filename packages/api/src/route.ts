@@ -23,14 +23,20 @@ export interface RouteContext {
   readonly operator: () => boolean;
 }
 
+/**
+ * `readWork`: read units the answer's making cost beyond what the route charged before it (a read
+ * that went through far more stored records than it answered), charged after it as its size is.
+ */
 export interface JsonReply {
   readonly status?: number;
   readonly json: unknown;
+  readonly readWork?: number;
 }
 export interface TextReply {
   readonly status?: number;
   readonly contentType: string;
   readonly text: string;
+  readonly readWork?: number;
 }
 /** A long-lived answer (Server-Sent Events) that writes its own headers and body on `res`. */
 export interface StreamReply {

@@ -1,7 +1,7 @@
 /** The node's implementation of the HTTP interface's `ApiBackend`. */
 import { AnchordError, ErrorCode, TxType, createTx, decodeTx, encodedTx, signTx, transactionAuditPath, type JsonValue, type Block, type BlockHeader, type CancelLeaseTx, type LeaseTx, type SignedTx, type Transaction } from "@anchord/protocol";
 import { blockTxBytes } from "@anchord/state";
-import type { ApiBackend, AnchorProof, AnchorStatus, BalanceAtHeight, BalanceSnapshot, CancelLeaseRequest, ConfirmedTx, EventFeed, LeaseRecord, LeaseRequest, MetricsText, NodeStatus, PeerInfo, TransactionStatus } from "@anchord/api";
+import type { ApiBackend, ReadMeter, AnchorProof, AnchorStatus, BalanceAtHeight, BalanceSnapshot, CancelLeaseRequest, ConfirmedTx, EventFeed, LeaseRecord, LeaseRequest, MetricsText, NodeStatus, PeerInfo, TransactionStatus } from "@anchord/api";
 import { addressFromPublicKey, equalBytes } from "@anchord/crypto";
 import type { Ledger } from "@anchord/state";
 import type { Network } from "@anchord/network";
@@ -209,12 +209,12 @@ export class NodeBackend implements ApiBackend {
     return leaseRecord(this.node.ledger, id);
   }
 
-  balancesAt(address: string, height: number): Promise<BalanceAtHeight> {
-    return balancesAt(this.node.ledger, address, height);
+  balancesAt(address: string, height: number, meter?: ReadMeter): Promise<BalanceAtHeight> {
+    return balancesAt(this.node.ledger, address, height, meter);
   }
 
-  leasesAt(address: string, height: number): Promise<readonly { tx: LeaseTx; height: number }[]> {
-    return leasesAt(this.node.ledger, address, height);
+  leasesAt(address: string, height: number, meter?: ReadMeter): Promise<readonly { tx: LeaseTx; height: number }[]> {
+    return leasesAt(this.node.ledger, address, height, meter);
   }
 
   transactionStatus(id: string): TransactionStatus {

@@ -2,7 +2,7 @@
 import { base58Encode } from "@anchord/crypto";
 import { AnchordError, ErrorCode, TxType, type LeaseTx, type Transaction } from "@anchord/protocol";
 import type { BalanceAtHeight, ConfirmedTx, LeaseRecord } from "@anchord/api";
-import type { AddressTxEntry, Ledger, TxLocation } from "@anchord/state";
+import type { AddressTxEntry, Ledger, ReadMeter, TxLocation } from "@anchord/state";
 
 /** How many times a read that awaits is tried when rollbacks come between, and the wait while one is written. */
 const CONSISTENT_READ_ATTEMPTS = 5;
@@ -84,16 +84,16 @@ export function recentHeight(ledger: Ledger, height: number): number {
   return height;
 }
 
-export function balancesAt(ledger: Ledger, address: string, height: number): Promise<BalanceAtHeight> {
-  return consistent(ledger, () => balancesAtOnce(ledger, address, height));
+export function balancesAt(ledger: Ledger, address: string, height: number, meter?: ReadMeter): Promise<BalanceAtHeight> {
+  return consistent(ledger, () => balancesAtOnce(ledger, address, height, meter));
 }
 
-async function balancesAtOnce(ledger: Ledger, address: string, height: number): Promise<BalanceAtHeight> {
+async function balancesAtOnce(ledger: Ledger, address: string, height: number, meter: ReadMeter | undefined): Promise<BalanceAtHeight> {
   const h = recentHeight(ledger, height);
   const { regular } = ledger.balanceAt(address, h);
   let leaseIn = 0n;
   let leaseOut = 0n;
-  for (const l of await ledger.leasesAt(address, h)) {
+  for (const l of await ledger.leasesAt(address, h, meter)) {
     if (l.sender === address) leaseOut += l.amount;
     if (l.recipient === address) leaseIn += l.amount;
   }
@@ -101,13 +101,13 @@ async function balancesAtOnce(ledger: Ledger, address: string, height: number): 
   return { height: h, regular, leaseIn, leaseOut, available, effective: available + leaseIn, generating: ledger.generatingBalance(address, h) };
 }
 
-export function leasesAt(ledger: Ledger, address: string, height: number): Promise<{ tx: LeaseTx; height: number }[]> {
-  return consistent(ledger, () => leasesAtOnce(ledger, address, height));
+export function leasesAt(ledger: Ledger, address: string, height: number, meter?: ReadMeter): Promise<{ tx: LeaseTx; height: number }[]> {
+  return consistent(ledger, () => leasesAtOnce(ledger, address, height, meter));
 }
 
-async function leasesAtOnce(ledger: Ledger, address: string, height: number): Promise<{ tx: LeaseTx; height: number }[]> {
+async function leasesAtOnce(ledger: Ledger, address: string, height: number, meter: ReadMeter | undefined): Promise<{ tx: LeaseTx; height: number }[]> {
   const out: { tx: LeaseTx; height: number }[] = [];
-  for (const lease of await ledger.leasesAt(address, recentHeight(ledger, height))) {
+  for (const lease of await ledger.leasesAt(address, recentHeight(ledger, height), meter)) {
     const found = ledger.getTransaction(lease.id);
     if (found && found.tx.type === TxType.Lease) out.push({ tx: found.tx, height: found.height });
   }

@@ -27,6 +27,15 @@ export async function addressTxEntries(db: Db, address: Uint8Array, limit: numbe
   return entries.map(([k, v]) => ({ idBytes: v, height: readU32(k, 1 + ADDRESS), position: readU32(k, 5 + ADDRESS) }));
 }
 
+/**
+ * Counts the records a read went through, whatever it returns: an address's leases at a height
+ * reads every lease it ever had up to that height, active or not, so what the read cost is not
+ * what it answered (the API charges it: `Reply.readWork`).
+ */
+export interface ReadMeter {
+  records: number;
+}
+
 /** Lease records read per LevelDB round trip by addressLeasesAt (bounds what one read holds). */
 const LEASE_READ_CHUNK = 1_000;
 const ZERO_ID = new Uint8Array(ID);
@@ -39,13 +48,14 @@ const ZERO_ID = new Uint8Array(ID);
  * decoded one by one, on the main thread, an address with 20,000 canceled leases blocked the node
  * for ~0.2 s per read of `/leasing/active/:address/at/:height`.)
  */
-export async function addressLeasesAt(db: Db, address: Uint8Array, height: number): Promise<LeaseInfo[]> {
+export async function addressLeasesAt(db: Db, address: Uint8Array, height: number, meter?: ReadMeter): Promise<LeaseInfo[]> {
   const out: LeaseInfo[] = [];
   const keys = db.keys({ gte: addressLeaseKey(address, 0, ZERO_ID), lt: addressLeaseKey(address, height + 1, ZERO_ID) });
   try {
     for (;;) {
       const chunk = await keys.nextv(LEASE_READ_CHUNK);
       if (chunk.length === 0) break;
+      if (meter) meter.records += chunk.length;
       const ids = chunk.map((k) => k.subarray(1 + ADDRESS + 4));
       const records = await db.getMany(ids.map((id) => key(Bucket.LEASE, id)));
       records.forEach((r, i) => {

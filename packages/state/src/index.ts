@@ -8,4 +8,4 @@ export { Mutex } from "./mutex.js";
 export { blockTxBytes } from "./blockBytes.js";
 export { Ledger, type LedgerOptions, type ApplyBlockOptions, type RollbackOptions, type TxLocation, type AnchorLocation } from "./ledger.js";
 export { txAddresses } from "./addressIndex.js";
-export type { AddressTxEntry, ChainPosition } from "./addressReads.js";
+export type { AddressTxEntry, ChainPosition, ReadMeter } from "./addressReads.js";

@@ -26,7 +26,7 @@ import {
 } from "@anchord/protocol";
 import { applyBlockTransactions } from "./blockTransition.js";
 import { sponsorIndexOps } from "./addressIndex.js";
-import { addressLeasesAt, addressTxEntries, type AddressTxEntry, type ChainPosition } from "./addressReads.js";
+import { addressLeasesAt, addressTxEntries, type AddressTxEntry, type ChainPosition, type ReadMeter } from "./addressReads.js";
 import { Bucket, META_FINAL, META_FORMAT, META_GENESIS, META_TIP, META_UNDO_KEPT_FROM, STORAGE_FORMAT, UPGRADABLE_FORMAT, heightKey, key, metaKey } from "./buckets.js";
 import { decodeAnchorLocation, decodeLease, decodeTxLocation, readU32, u32 } from "./codec.js";
 import { expiredUndoHeight, planBlock, planRollback, type LedgerMemory } from "./commit.js";
@@ -482,8 +482,8 @@ export class Ledger {
    * Leases `address` gave or received that were active after the block at `height`: created at
    * or below it and not canceled at or below it.
    */
-  async leasesAt(address: string, height: number): Promise<LeaseInfo[]> {
-    return addressLeasesAt(this.db, base58Decode(address), Math.min(height, this.tip));
+  async leasesAt(address: string, height: number, meter?: ReadMeter): Promise<LeaseInfo[]> {
+    return addressLeasesAt(this.db, base58Decode(address), Math.min(height, this.tip), meter);
   }
 
   /** Regular and effective balance of `address` after the block at `height` (kept for recent heights, docs/storage.md §3). */

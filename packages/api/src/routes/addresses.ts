@@ -1,6 +1,6 @@
 /** Balances (interface §4.4–4.6) and the consensus reads (LTO extras). */
 import { parseAddress } from "@anchord/crypto";
-import { parseAddressText, parseConfirmations, parseHeight } from "../params.js";
+import { parseAddressText, parseConfirmations, parseHeight, recordsReadCost } from "../params.js";
 import { errorDoc, json, type ParamDoc, type RouteContext, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 import { tipAnswers, tipAnswersAsync } from "../tipTextCache.js";
@@ -162,12 +162,16 @@ export const addressRoutes: RouteDef[] = [
       },
       400: errorDoc("Invalid address (code 102), or a height above the chain or older than the kept window (code 1)"),
     },
-    handler: (ctx) =>
-      atTipAsync(ctx, async () => {
+    handler: async (ctx) => {
+      // a kept answer read nothing: only the read that made it is charged its records
+      const meter = { records: 0 };
+      const reply = await atTipAsync(ctx, async () => {
         const address = addressOf(ctx);
-        const b = await ctx.backend.balancesAt(address, parseHeight(ctx.params["height"] ?? "", "height"));
+        const b = await ctx.backend.balancesAt(address, parseHeight(ctx.params["height"] ?? "", "height"), meter);
         return { address, height: b.height, regular: b.regular, generating: b.generating, available: b.available, effective: b.effective, leasing: b.leaseOut };
-      }),
+      });
+      return { ...reply, readWork: recordsReadCost(meter.records) };
+    },
   },
   {
     method: "get",

@@ -2,7 +2,7 @@
 import { base58Encode } from "@anchord/crypto";
 import { AnchordError, ErrorCode, txToJson, type LeaseTx, type SignedTx } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
-import { MAX_BODY, optionalFee, optionalString, parseAddressText, parseHeight, parseId, requireObject, requirePositiveAmount, requireString } from "../params.js";
+import { MAX_BODY, optionalFee, recordsReadCost, optionalString, parseAddressText, parseHeight, parseId, requireObject, requirePositiveAmount, requireString } from "../params.js";
 import { queryCount, queryList } from "../query.js";
 import { errorDoc, json, listFieldCost, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
@@ -144,10 +144,13 @@ export const leasingRoutes: RouteDef[] = [
       200: { description: "Lease transactions, each with its height", schema: ref("ConfirmedTransactions"), example: [{ ...EXAMPLE_LEASE_JSON, height: 12 }] },
       400: errorDoc("Invalid address (code 102), or a height above the chain or older than the kept window (code 1)"),
     },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const address = parseAddressText(ctx.params["address"], ctx.backend.config.chainIdByte);
       const height = parseHeight(ctx.params["height"] ?? "", "height");
-      return activeAtTipAsync(ctx, async () => (await ctx.backend.leasesAt(address, height)).map(leaseJson), `${address}/${height}`);
+      // a kept answer read nothing: only the read that made it is charged its records
+      const meter = { records: 0 };
+      const reply = await activeAtTipAsync(ctx, async () => (await ctx.backend.leasesAt(address, height, meter)).map(leaseJson), `${address}/${height}`);
+      return { ...reply, readWork: recordsReadCost(meter.records) };
     },
   },
   {
