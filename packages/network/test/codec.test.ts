@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { isAnchordError } from "@anchord/protocol";
 import { sha256, concatBytes, utf8 } from "@anchord/crypto";
 import { defaultNetworkOptions, gossipMessageId, loadOrCreatePeerKey, protocolNames, resolveOptions, writeFileDurably } from "../src/index.js";
@@ -160,6 +160,14 @@ describe("sync frames", () => {
   });
 });
 
+/** `Date.now` as the host's wall clock that NTP can step (installed before the object under test takes it). */
+function steppableWallClock(): { step(ms: number): void; restore(): void } {
+  const real = Date.now.bind(Date);
+  let skew = 0;
+  const spy = vi.spyOn(Date, "now").mockImplementation(() => real() + skew);
+  return { step: (ms) => void (skew += ms), restore: () => spy.mockRestore() };
+}
+
 describe("PeerBook", () => {
   it("bans at the threshold, lets points decay, and lets bans expire", () => {
     let now = 1_000_000;
@@ -199,6 +207,35 @@ describe("RateLimiter", () => {
     now += 100; // +1 token
     expect(rl.tryTake("a")).toBe(true);
     expect(rl.tryTake("a")).toBe(false);
+  });
+
+  it("never goes below zero when its clock runs backwards (an hour back, then on)", () => {
+    // the sync server's limits: 20 requests/s, burst 40
+    let t = 1_800_000_000_000;
+    const rl = new RateLimiter(20, 40, 4096, () => t);
+    expect(rl.tryTake("honest")).toBe(true);
+    t -= 3_600_000;
+    t += 1000;
+    // it had 39 tokens: an hour back takes none of them (with the elapsed time as it was, −72,000)
+    expect(rl.tryTake("honest")).toBe(true);
+    // emptied, then back an hour: no debt, the next token comes 50 ms on
+    while (rl.tryTake("honest"));
+    t -= 3_600_000;
+    expect(rl.tryTake("honest")).toBe(false);
+    t += 50;
+    expect(rl.tryTake("honest")).toBe(true);
+  });
+
+  it("is timed on a monotonic clock by default: a step of the wall clock changes nothing", () => {
+    const wall = steppableWallClock();
+    try {
+      const rl = new RateLimiter(20, 40);
+      expect(rl.tryTake("honest")).toBe(true);
+      wall.step(-3_600_000); // NTP steps the clock back an hour
+      expect(rl.tryTake("honest")).toBe(true);
+    } finally {
+      wall.restore();
+    }
   });
 });
 
