@@ -527,7 +527,7 @@ export class Network {
           this.bootstrapFailing.delete(b.peerId);
         })
         .catch((e: unknown) => {
-          const now = Date.now();
+          const now = performance.now(); // a duration: a step of the wall clock must not change it
           const failing = this.bootstrapFailing.get(b.peerId) ?? { since: now, warned: false };
           this.bootstrapFailing.set(b.peerId, failing);
           // A node given a wrong address, or joining a network that is down, joins nobody: said

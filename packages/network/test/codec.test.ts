@@ -189,6 +189,22 @@ describe("PeerBook", () => {
     expect(book.bans()).toEqual([]);
   });
 
+  it("is timed on a monotonic clock by default: a step of the wall clock neither ends a ban nor lengthens it", async () => {
+    const wall = steppableWallClock();
+    try {
+      const book = new PeerBook({ banThreshold: 5, banDurationMs: 60_000, halfLifeMs: 10_000 });
+      book.ban("ends", "bad", 20);
+      book.ban("stays", "bad");
+      wall.step(3_600_000); // an hour forward
+      expect(book.isBanned("stays")).toBe(true);
+      wall.step(-7_200_000); // then two hours back
+      await new Promise((r) => setTimeout(r, 30));
+      expect(book.isBanned("ends")).toBe(false);
+    } finally {
+      wall.restore();
+    }
+  });
+
   it("stays bounded", () => {
     const book = new PeerBook({ banThreshold: 1e9, banDurationMs: 1000, halfLifeMs: 1e9, maxEntries: 10 });
     for (let i = 0; i < 100; i++) book.addPoints(`p${i}`, 1, "x");
