@@ -21,6 +21,7 @@ import {
 import { PeerBook } from "../src/peerBook.js";
 import { RateLimiter } from "../src/rateLimiter.js";
 import { verdictToResult } from "../src/gossipIngress.js";
+import { advertisedChainId } from "../src/network.js";
 import { tempDir } from "./helpers.js";
 
 function code(fn: () => unknown): string {
@@ -52,6 +53,17 @@ describe("names and ids", () => {
     expect(hex(id)).toBe(hex(sha256(concatBytes(utf8("/anchord/D/tx/1"), data)).subarray(0, 20)));
     expect(hex(id)).toBe(hex(sha256(Buffer.from("/anchord/D/tx/1\x01\x02\x03", "latin1")).subarray(0, 20)));
     expect(hex(gossipMessageId("/anchord/D/block/1", data))).not.toBe(hex(id));
+  });
+
+  it("reads another network's chain id from a peer's protocols, bounded: a long or odd one is \"?\"", () => {
+    expect(advertisedChainId(["/ipfs/id/1.0.0", "/anchord/T/sync/1", "/meshsub/1.1.0"])).toBe("T");
+    expect(advertisedChainId(["/anchord/test-net_2.x/sync/1"])).toBe("test-net_2.x");
+    expect(advertisedChainId(["/ipfs/id/1.0.0", "/anchord/T/tx/1"])).toBeUndefined();
+    // identify lets a peer advertise up to 4 KiB: a line at warn (and /node/status) gets none of it
+    expect(advertisedChainId([`/anchord/${"x".repeat(4000)}/sync/1`])).toBe("?");
+    expect(advertisedChainId(["/anchord/abcdefghijklmnopq/sync/1"])).toBe("?"); // 17
+    expect(advertisedChainId(["/anchord/E\n{\"level\":\"fatal\"}/sync/1"])).toBe("?");
+    expect(advertisedChainId(["/anchord/E\u202e/sync/1"])).toBe("?");
   });
 });
 
