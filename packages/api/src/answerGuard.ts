@@ -120,7 +120,9 @@ export class AnswerGuard {
 
   constructor(
     readonly limits: AnswerLimits = DEFAULT_ANSWER_LIMITS,
-    private readonly now: () => number = Date.now,
+    // monotonic: a step of the wall clock forward closed every socket seen stalled once, one back
+    // kept stalled sockets (and the bytes they hold) for as long as the step
+    private readonly now: () => number = () => performance.now(),
   ) {
     // at least three sweeps a stall: a socket is seen stalled (and may be evicted) before it is cut
     this.sweepMs = Math.min(STALL_SWEEP_MS, limits.stallMs / 3);

@@ -69,11 +69,11 @@ export function inboundDecision(
   return { admit: true, evict: newest };
 }
 
-/** The hosts that made room recently (the cooldown's memory, bounded). */
+/** The hosts that made room recently (the cooldown's memory, bounded; monotonic time by default). */
 export class EvictionCooldown {
   private readonly last = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = () => performance.now()) {}
 
   has(host: string): boolean {
     const at = this.last.get(host);

@@ -60,6 +60,21 @@ export function otherGenesisReason(theirs: Uint8Array, ours: Uint8Array, chainId
   return `another network: its genesis block is ${base58Encode(theirs)}, ours is ${base58Encode(ours)} (same chain id ${chainId}: another genesis file)`;
 }
 
+/**
+ * The chain id in the anchord sync protocol a peer advertises (`/anchord/<chainId>/sync/…`), if it
+ * advertises one: "?" unless it is 1 to 16 of `[A-Za-z0-9._-]` (a genesis file's chain id is one
+ * letter or digit). It is logged at warn and listed in `/node/status`: an identify message of up
+ * to 4 KiB, from each fresh peer id, must not put kilobytes of its text (or control characters)
+ * into a log line.
+ */
+export function advertisedChainId(protocols: readonly string[]): string | undefined {
+  for (const p of protocols) {
+    const id = /^\/anchord\/([^/]+)\/sync\//.exec(p)?.[1];
+    if (id !== undefined) return /^[A-Za-z0-9._-]{1,16}$/.test(id) ? id : "?";
+  }
+  return undefined;
+}
+
 /** How long a peer of another network is kept away (no redial loop), and how many rejections are kept. */
 export const OTHER_NETWORK_BAN_MS = 10 * 60_000;
 /**
@@ -220,11 +235,12 @@ export class Network {
     node.addEventListener("peer:identify", (evt) => {
       const { peerId, protocols } = evt.detail;
       if (!protocols.includes(names.syncProtocol)) {
-        const theirs = protocols.map((p) => /^\/anchord\/([^/]+)\/sync\//.exec(p)?.[1]).find((c) => c !== undefined);
+        const theirs = advertisedChainId(protocols);
         network.rejectPeer(
           peerId.toString(),
           theirs !== undefined ? `another network: its chain id is ${theirs}, ours is ${opts.chainId}` : `not an anchord node of chain ${opts.chainId} (it does not speak ${names.syncProtocol})`,
           OTHER_NETWORK_HANG_UP_MS,
+          theirs !== undefined ? { theirChainId: theirs } : {},
         );
       }
     });
@@ -458,11 +474,12 @@ export class Network {
    * OTHER_NETWORK_BAN_MS so that neither side redials in a loop. Kept (the last 20) for
    * `rejectedPeers()`, which `/node/status` shows.
    */
-  rejectPeer(peerId: string, reason: string, hangUpAfterMs = 0): void {
+  rejectPeer(peerId: string, reason: string, hangUpAfterMs = 0, fields: Readonly<Record<string, string>> = {}): void {
     if (this.book.isBanned(peerId)) return;
     this.rejections.push({ peerId, reason, at: new Date().toISOString() });
     if (this.rejections.length > MAX_REJECTIONS_KEPT) this.rejections.shift();
-    this.logger.warn({ peer: peerId, reason }, `Peer is on another network, disconnecting it: ${reason}`);
+    // `reason` is ours, bounded: what it names of the peer is a genesis id or a checked chain id
+    this.logger.warn({ peer: peerId, reason, ...fields }, `Peer is on another network, disconnecting it: ${reason}`);
     this.book.ban(peerId, reason, OTHER_NETWORK_BAN_MS);
     // after a moment when it still has to read our answer (which tells it we are another network)
     if (hangUpAfterMs > 0) setTimeout(() => void this.hangUp(peerId), hangUpAfterMs).unref();
@@ -527,7 +544,7 @@ export class Network {
           this.bootstrapFailing.delete(b.peerId);
         })
         .catch((e: unknown) => {
-          const now = Date.now();
+          const now = performance.now(); // a duration: a step of the wall clock must not change it
           const failing = this.bootstrapFailing.get(b.peerId) ?? { since: now, warned: false };
           this.bootstrapFailing.set(b.peerId, failing);
           // A node given a wrong address, or joining a network that is down, joins nobody: said

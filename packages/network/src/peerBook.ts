@@ -2,6 +2,8 @@
  * Misbehaviour accounting, in memory: points per peer that halve every `halfLifeMs`, and bans that
  * expire. A peer whose points reach `banThreshold` is banned for `banDurationMs` (the caller then
  * disconnects it, and the connection gater refuses it until the ban ends). Both maps are bounded.
+ * Timed on a monotonic clock by default (`performance.now()`): a step of the host's wall clock
+ * neither lengthens a ban (a step back) nor ends it early (a step forward).
  */
 
 export interface PeerBookOptions {
@@ -19,6 +21,7 @@ interface Points {
 
 export interface BanEntry {
   peerId: string;
+  /** When the ban ends, on the book's clock (monotonic ms by default: not a date). */
   until: number;
   reason: string;
 }
@@ -33,7 +36,7 @@ export class PeerBook {
 
   constructor(
     private readonly opts: PeerBookOptions,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.maxEntries = opts.maxEntries ?? DEFAULT_MAX_ENTRIES;
   }

@@ -1,4 +1,11 @@
-/** Per-key token buckets (requests per second with a burst), bounded in the number of keys tracked. */
+/**
+ * Per-key token buckets (requests per second with a burst), bounded in the number of keys tracked.
+ *
+ * Timed on a monotonic clock (`performance.now()`), never the wall clock: when NTP stepped the
+ * host's clock back by D seconds, a wall-clock bucket held about −rate·D tokens for D seconds, so
+ * every sync request of an honest peer was refused (and charged to it: a ban within minutes). A
+ * clock that runs backwards anyway (an injected one) adds nothing and takes nothing.
+ */
 
 interface Bucket {
   tokens: number;
@@ -12,7 +19,7 @@ export class RateLimiter {
     private readonly ratePerSecond: number,
     private readonly burst: number,
     private readonly maxKeys = 4096,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /** Takes one token for `key`; false when the bucket is empty. */
@@ -21,7 +28,7 @@ export class RateLimiter {
     const b = this.buckets.get(key);
     let tokens = this.burst;
     if (b !== undefined) {
-      tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.ratePerSecond);
+      tokens = Math.min(this.burst, b.tokens + (Math.max(0, now - b.at) / 1000) * this.ratePerSecond);
       this.buckets.delete(key);
     }
     const ok = tokens >= 1;

@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { isAnchordError } from "@anchord/protocol";
 import { sha256, concatBytes, utf8 } from "@anchord/crypto";
 import { defaultNetworkOptions, gossipMessageId, loadOrCreatePeerKey, protocolNames, resolveOptions, writeFileDurably } from "../src/index.js";
@@ -21,6 +21,7 @@ import {
 import { PeerBook } from "../src/peerBook.js";
 import { RateLimiter } from "../src/rateLimiter.js";
 import { verdictToResult } from "../src/gossipIngress.js";
+import { advertisedChainId } from "../src/network.js";
 import { tempDir } from "./helpers.js";
 
 function code(fn: () => unknown): string {
@@ -52,6 +53,17 @@ describe("names and ids", () => {
     expect(hex(id)).toBe(hex(sha256(concatBytes(utf8("/anchord/D/tx/1"), data)).subarray(0, 20)));
     expect(hex(id)).toBe(hex(sha256(Buffer.from("/anchord/D/tx/1\x01\x02\x03", "latin1")).subarray(0, 20)));
     expect(hex(gossipMessageId("/anchord/D/block/1", data))).not.toBe(hex(id));
+  });
+
+  it("reads another network's chain id from a peer's protocols, bounded: a long or odd one is \"?\"", () => {
+    expect(advertisedChainId(["/ipfs/id/1.0.0", "/anchord/T/sync/1", "/meshsub/1.1.0"])).toBe("T");
+    expect(advertisedChainId(["/anchord/test-net_2.x/sync/1"])).toBe("test-net_2.x");
+    expect(advertisedChainId(["/ipfs/id/1.0.0", "/anchord/T/tx/1"])).toBeUndefined();
+    // identify lets a peer advertise up to 4 KiB: a line at warn (and /node/status) gets none of it
+    expect(advertisedChainId([`/anchord/${"x".repeat(4000)}/sync/1`])).toBe("?");
+    expect(advertisedChainId(["/anchord/abcdefghijklmnopq/sync/1"])).toBe("?"); // 17
+    expect(advertisedChainId(["/anchord/E\n{\"level\":\"fatal\"}/sync/1"])).toBe("?");
+    expect(advertisedChainId(["/anchord/E\u202e/sync/1"])).toBe("?");
   });
 });
 
@@ -160,6 +172,14 @@ describe("sync frames", () => {
   });
 });
 
+/** `Date.now` as the host's wall clock that NTP can step (installed before the object under test takes it). */
+function steppableWallClock(): { step(ms: number): void; restore(): void } {
+  const real = Date.now.bind(Date);
+  let skew = 0;
+  const spy = vi.spyOn(Date, "now").mockImplementation(() => real() + skew);
+  return { step: (ms) => void (skew += ms), restore: () => spy.mockRestore() };
+}
+
 describe("PeerBook", () => {
   it("bans at the threshold, lets points decay, and lets bans expire", () => {
     let now = 1_000_000;
@@ -181,6 +201,22 @@ describe("PeerBook", () => {
     expect(book.bans()).toEqual([]);
   });
 
+  it("is timed on a monotonic clock by default: a step of the wall clock neither ends a ban nor lengthens it", async () => {
+    const wall = steppableWallClock();
+    try {
+      const book = new PeerBook({ banThreshold: 5, banDurationMs: 60_000, halfLifeMs: 10_000 });
+      book.ban("ends", "bad", 20);
+      book.ban("stays", "bad");
+      wall.step(3_600_000); // an hour forward
+      expect(book.isBanned("stays")).toBe(true);
+      wall.step(-7_200_000); // then two hours back
+      await new Promise((r) => setTimeout(r, 30));
+      expect(book.isBanned("ends")).toBe(false);
+    } finally {
+      wall.restore();
+    }
+  });
+
   it("stays bounded", () => {
     const book = new PeerBook({ banThreshold: 1e9, banDurationMs: 1000, halfLifeMs: 1e9, maxEntries: 10 });
     for (let i = 0; i < 100; i++) book.addPoints(`p${i}`, 1, "x");
@@ -199,6 +235,35 @@ describe("RateLimiter", () => {
     now += 100; // +1 token
     expect(rl.tryTake("a")).toBe(true);
     expect(rl.tryTake("a")).toBe(false);
+  });
+
+  it("never goes below zero when its clock runs backwards (an hour back, then on)", () => {
+    // the sync server's limits: 20 requests/s, burst 40
+    let t = 1_800_000_000_000;
+    const rl = new RateLimiter(20, 40, 4096, () => t);
+    expect(rl.tryTake("honest")).toBe(true);
+    t -= 3_600_000;
+    t += 1000;
+    // it had 39 tokens: an hour back takes none of them (with the elapsed time as it was, −72,000)
+    expect(rl.tryTake("honest")).toBe(true);
+    // emptied, then back an hour: no debt, the next token comes 50 ms on
+    while (rl.tryTake("honest"));
+    t -= 3_600_000;
+    expect(rl.tryTake("honest")).toBe(false);
+    t += 50;
+    expect(rl.tryTake("honest")).toBe(true);
+  });
+
+  it("is timed on a monotonic clock by default: a step of the wall clock changes nothing", () => {
+    const wall = steppableWallClock();
+    try {
+      const rl = new RateLimiter(20, 40);
+      expect(rl.tryTake("honest")).toBe(true);
+      wall.step(-3_600_000); // NTP steps the clock back an hour
+      expect(rl.tryTake("honest")).toBe(true);
+    } finally {
+      wall.restore();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { EVICTION_COOLDOWN_MS, EvictionCooldown, OUTBOUND_RESERVE, inboundDecision, type SlotHolder } from "../src/inboundSlots.js";
 
 const limits = { maxConnections: 10 + OUTBOUND_RESERVE, maxConnectionsPerHost: 8 };
@@ -55,6 +55,21 @@ describe("inboundDecision", () => {
     expect(inboundDecision(open, "d", limits, cooldown)).toMatchObject({ admit: true });
     now += EVICTION_COOLDOWN_MS;
     expect(inboundDecision(open, "c", limits, cooldown)).toMatchObject({ admit: true });
+  });
+
+  it("times the cooldown on a monotonic clock by default: a step of the wall clock does not end it", () => {
+    // the wall clock as NTP steps it, in place before the cooldown takes its clock
+    const real = Date.now.bind(Date);
+    let skew = 0;
+    const spy = vi.spyOn(Date, "now").mockImplementation(() => real() + skew);
+    try {
+      const cooldown = new EvictionCooldown();
+      cooldown.note("c");
+      skew = 3_600_000; // an hour forward
+      expect(cooldown.has("c")).toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("remembers a bounded number of hosts", () => {

@@ -1,7 +1,8 @@
 /**
  * The Fair PoS block generator. After every change of the tip it computes, for each wallet
  * account whose generating balance reaches the minimum, the earliest moment it may forge on the
- * current tip (parent timestamp + delay from its hit), and arms one timer for the earliest of them.
+ * current tip (parent timestamp + delay from its hit), and arms one timer for the earliest of them
+ * (looking at the clock again at least every MAX_SLOT_WAIT_MS, for a step of the wall clock).
  * When the timer fires on an unchanged tip it forges a block with the pool's transactions, hands it
  * to `publish` and applies it through the chain manager. A node with no eligible key never forges.
  *
@@ -26,6 +27,16 @@ import type { Logger } from "./logger.js";
  * and root of 5,000 transactions take 15–30 ms on an idle core and up to ~190 ms on two busy ones.
  */
 export const PREPARE_LEAD_MS = 250;
+
+/**
+ * The longest the generator's timer waits before it reads the clock again. Slots are protocol
+ * timestamps, on the wall clock; a timer armed for `slot − now` once per tip kept a wait computed
+ * from one reading: a wall clock behind by D when it was armed, then stepped forward by NTP,
+ * left the node waiting D past its slot (a single-forger network stalled for the step), and a
+ * clock stepped back made it wake D early, only to wait again. Waits beyond this are cut into
+ * re-checks (`reschedule`), so a step costs at most this long.
+ */
+export const MAX_SLOT_WAIT_MS = 5_000;
 
 /** A block's transactions selected ahead of its slot, on the tip `tipId`. */
 export interface Prepared {
@@ -74,6 +85,8 @@ export class Generator {
   private prepared: Prepared | undefined;
   /** Whether each account could forge when last logged: a line only when that changes. */
   private readonly announced = new Map<string, boolean>();
+  /** See MAX_SLOT_WAIT_MS (tests shorten it). */
+  maxWaitMs = MAX_SLOT_WAIT_MS;
 
   constructor(
     private readonly chain: Chain,
@@ -161,7 +174,12 @@ export class Generator {
     const tipId = this.chain.ledger.lastHeader.idBytes;
     // a slot less than the lead away (or past) is prepared at once and forged when it comes
     const wait = Math.max(0, slot.timestamp - this.now() - PREPARE_LEAD_MS);
-    this.timer = setTimeout(() => void this.prepare(slot, tipId), Math.min(wait, 2 ** 31 - 1));
+    this.arm(wait, () => void this.prepare(slot, tipId));
+  }
+
+  /** Arms the timer for `fire` in `waitMs`; a longer wait than `maxWaitMs` reschedules then instead (MAX_SLOT_WAIT_MS). */
+  private arm(waitMs: number, fire: () => void): void {
+    this.timer = waitMs > this.maxWaitMs ? setTimeout(() => this.reschedule(), this.maxWaitMs) : setTimeout(fire, waitMs);
   }
 
   /** Selects the block's transactions ahead of its slot, then arms the timer that forges it. */
@@ -181,12 +199,12 @@ export class Generator {
     }
     // a tip change meanwhile has armed the timer for its own slot
     if (this.stopped || this.timer) return;
-    this.timer = setTimeout(() => {
+    this.arm(Math.max(0, slot.timestamp - this.now()), () => {
       // a forge still under way makes this one return at once: that one stays the one in flight
       const busy = this.forging;
       const run = this.forge(slot, tipId);
       if (!busy) this.track(run);
-    }, Math.max(0, slot.timestamp - this.now()));
+    });
   }
 
   /** Remembers `run` as the forge in flight until it settles (for `stop`). */

@@ -159,7 +159,7 @@ export class GossipHandler {
       this.retryScheduled = false;
       const ledger = this.chain.ledger;
       // its message was answered "ignore" already: an invalid block is charged to its sender here
-      for (const o of this.orphans.takeConnected((parentId) => ledger.heightOf(parentId) !== undefined, Date.now())) {
+      for (const o of this.orphans.takeConnected((parentId) => ledger.heightOf(parentId) !== undefined, performance.now())) {
         void this.processBlock(o.block, o.from).then((verdict) => {
           if (verdict === "reject") this.penalize(o.from, `gossip block: orphan ${o.block.id} invalid once its parent came`);
         });
@@ -172,7 +172,7 @@ export class GossipHandler {
       const r = await this.chain.processBlock(block, "gossip");
       if (r.status === "orphan") {
         this.stats.orphans++;
-        this.orphans.add(block, from, Date.now());
+        this.orphans.add(block, from, performance.now());
         this.onOrphan(from);
         return "ignore";
       }

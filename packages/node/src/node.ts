@@ -354,7 +354,7 @@ export class Node {
    */
   private onPeerConnect(): void {
     if (this.connectRebroadcastTimer !== undefined) return;
-    this.scheduleConnectRebroadcast(Math.max(PEER_SETTLE_MS, this.lastConnectRebroadcastAt + this.rebroadcastIntervalMs - Date.now()));
+    this.scheduleConnectRebroadcast(Math.max(PEER_SETTLE_MS, this.lastConnectRebroadcastAt + this.rebroadcastIntervalMs - performance.now()));
   }
 
   private scheduleConnectRebroadcast(waitMs: number): void {
@@ -363,7 +363,7 @@ export class Node {
       if (this.status === "stopping" || this.status === "stopped") return;
       // peers that connect while the node starts are served once it runs
       if (this.status !== "running") return this.scheduleConnectRebroadcast(PEER_SETTLE_MS);
-      this.lastConnectRebroadcastAt = Date.now();
+      this.lastConnectRebroadcastAt = performance.now(); // monotonic: a wall-clock step back held new peers' rebroadcast for the step
       this.rebroadcast("peer", 0);
     }, waitMs);
     this.connectRebroadcastTimer.unref();

@@ -12,7 +12,8 @@
  * leaves: a peer sending orphans on made-up parents, which never connect, cannot push out the
  * orphans of other peers (as many flooding identities as there are places still can). Nothing is
  * checked before a block is held; it goes through the chain manager like any block when it is
- * taken.
+ * taken. `now` is monotonic time (gossip.ts passes `performance.now()`): with the wall clock, a
+ * step forward dropped every orphan at once and a step back held the oldest for the step.
  */
 import { base58Encode } from "@anchord/crypto";
 import type { Block } from "@anchord/protocol";

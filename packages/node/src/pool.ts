@@ -28,6 +28,7 @@ export interface PoolEntry {
   readonly seq: bigint;
   readonly bytes: Uint8Array;
   readonly feePerByte: number;
+  /** When it was pooled, on the pool's age clock (monotonic ms: not a date). */
   readonly addedAt: number;
   /** `bytes` as a latin1 string: the entry's key in the by-bytes index. */
   readonly bytesKey: string;
@@ -83,7 +84,13 @@ export class TxPool {
     private readonly store: PoolStore,
     private readonly ledger: Ledger,
     readonly maxSize: number,
-    private readonly now: () => number = Date.now,
+    // TxAdmission's clock, the wall clock of transaction timestamps: not the one entries age on
+    _wallClock?: () => number,
+    /**
+     * The clock entries age on (`addedAt`, `stale`): monotonic, so that a step of the host's wall
+     * clock neither makes the whole pool stale at once (forward) nor none of it for the step (back).
+     */
+    private readonly ageClock: () => number = () => performance.now(),
   ) {}
 
   get size(): number {
@@ -147,7 +154,7 @@ export class TxPool {
 
   /** Up to `max` pooled transactions admitted at least `minAgeMs` ago, oldest first. */
   stale(minAgeMs: number, max: number): SignedTx[] {
-    const cutoff = this.now() - minAgeMs;
+    const cutoff = this.ageClock() - minAgeMs;
     const out: SignedTx[] = [];
     for (const e of this.entries.values()) {
       if (out.length >= max) break;
@@ -200,7 +207,7 @@ export class TxPool {
   }
 
   /** Holds `tx` (admission checked it, and that it is not pooled already) under `seq`. O(log n). */
-  insert(tx: SignedTx, seq: bigint, bytes: Uint8Array = encodedTx(tx), local = false, addedAt = this.now()): PoolEntry {
+  insert(tx: SignedTx, seq: bigint, bytes: Uint8Array = encodedTx(tx), local = false, addedAt = this.ageClock()): PoolEntry {
     if (seq >= this.seq) this.seq = seq + 1n;
     this.added++;
     const bytesKey = latin1(bytes);

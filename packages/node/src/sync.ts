@@ -70,6 +70,14 @@ export function nextSkip(last: Strikes | undefined, now: number): Strikes {
 export const MIN_ROUND_GAP_MS = 500;
 
 /**
+ * The clock of the synchroniser's durations (round gap, skips, time waited for answers):
+ * monotonic, so that a step of the host's wall clock neither stalls sync rounds (a step back held
+ * every round until the clock caught up with the step) nor ends skips early. Block timestamps are
+ * checked against the wall clock, as ever.
+ */
+const monotonicNow = (): number => performance.now();
+
+/**
  * Where a downloaded batch must attach: the block it follows, the headers just below it (the base
  * target's window).
  */
@@ -121,7 +129,7 @@ export class Synchronizer {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private again = false;
-  private lastRoundAt = 0;
+  private lastRoundAt = -Infinity;
   /** A round asked for within MIN_ROUND_GAP_MS of the last one's start waits for this. */
   private gapTimer: NodeJS.Timeout | undefined;
   private stopped = true;
@@ -181,7 +189,7 @@ export class Synchronizer {
       return;
     }
     if (this.gapTimer !== undefined) return; // a round is due already
-    const wait = this.lastRoundAt + MIN_ROUND_GAP_MS - Date.now();
+    const wait = this.lastRoundAt + MIN_ROUND_GAP_MS - monotonicNow();
     if (wait > 0) {
       this.gapTimer = setTimeout(() => {
         this.gapTimer = undefined;
@@ -190,7 +198,7 @@ export class Synchronizer {
       this.gapTimer.unref();
       return;
     }
-    this.lastRoundAt = Date.now();
+    this.lastRoundAt = monotonicNow();
     this.running = true;
     void this.round()
       .catch((e) => this.logger.debug({ err: String(e) }, "Sync round failed"))
@@ -205,7 +213,7 @@ export class Synchronizer {
 
   private async round(): Promise<void> {
     const ledger = this.chain.ledger;
-    const now = Date.now();
+    const now = monotonicNow();
     for (const [id, until] of this.skipped) if (until <= now) this.skipped.delete(id);
     const peers = this.network.connectedPeers().filter((p) => !this.skipped.has(p.peerId));
     const statuses = await Promise.all(
@@ -251,16 +259,16 @@ export class Synchronizer {
 
   /** Whether `peerId` is left out of sync rounds now (see SKIP_UNHELPFUL_PEER_MS). */
   isSkipped(peerId: string): boolean {
-    return (this.skipped.get(peerId) ?? 0) > Date.now();
+    return (this.skipped.get(peerId) ?? -Infinity) > monotonicNow();
   }
 
   /** Skips `peerId` for SKIP_UNHELPFUL_PEER_MS, leaving its strikes as they are. */
   private skipOnce(peerId: string): void {
-    this.skipped.set(peerId, Date.now() + SKIP_UNHELPFUL_PEER_MS);
+    this.skipped.set(peerId, monotonicNow() + SKIP_UNHELPFUL_PEER_MS);
   }
 
   private skip(peerId: string): void {
-    const now = Date.now();
+    const now = monotonicNow();
     const skip = nextSkip(this.strikes.get(peerId), now);
     this.skipped.set(peerId, skip.until);
     this.strikes.delete(peerId); // re-inserted: the map's order is oldest first
@@ -368,9 +376,9 @@ export class Synchronizer {
       const request = (where: Promise<Attachment | undefined>, run: { dropped: boolean }): Batch => {
         const checked = where.then(async (at) => {
           if (at === undefined || run.dropped) return undefined;
-          const asked = Date.now();
+          const asked = monotonicNow();
           const blocks = await this.fetch(peerId, at.parent.height + 1, SYNC_BATCH);
-          waited += Date.now() - asked;
+          waited += monotonicNow() - asked;
           // not following the block asked after: nothing to apply, the round ends
           return { at, blocks: checkSyncBatch(blocks, at, config, Date.now()) ?? [] };
         });

@@ -2,7 +2,7 @@
  * Gossiped blocks that come before their parent (orphans.ts): held, bounded, and applied as soon
  * as the chain has their parent, however it got it.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { join } from "node:path";
 import { encodeBlock, type Block } from "@anchord/protocol";
 import { nextBlock } from "../../../test/utils/forge.js";
@@ -11,6 +11,7 @@ import { Node } from "../src/node.js";
 import { OrphanBlocks } from "../src/orphans.js";
 import { silentLogger } from "../src/logger.js";
 import { acct, cleanup, genesisFor, tempDir } from "./helpers.js";
+import { waitFor } from "../../../test/utils/wait.js";
 
 afterEach(cleanup);
 
@@ -52,6 +53,26 @@ describe("orphan blocks", () => {
       expect(await zApplied).toBe(3);
       expect(b.ledger.lastHeader.id).toBe(z!.id);
     } finally {
+      await a.stop();
+      await b.stop();
+    }
+  });
+
+  it("times an orphan's stay on a monotonic clock: a step of the wall clock forward does not drop it", async () => {
+    const a = await start("a");
+    const b = await start("b");
+    const real = Date.now.bind(Date);
+    const spy = vi.spyOn(Date, "now");
+    try {
+      const [y, z] = await forge(a, 2);
+      const gossip = new GossipHandler(b.chain, b.admission, () => {}, silentLogger());
+      expect(await gossip.onBlockMessage(encodeBlock(z!), "peer-a")).toBe("ignore");
+      spy.mockImplementation(() => real() + 3_600_000); // NTP steps the clock an hour forward
+      expect((await b.chain.processBlock(y!, "sync")).status).toBe("applied");
+      await waitFor("the orphan applied once its parent came", () => b.ledger.height === 3, 2_000, 5);
+      expect(b.ledger.lastHeader.id).toBe(z!.id);
+    } finally {
+      spy.mockRestore();
       await a.stop();
       await b.stop();
     }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MAX_OUTBOX_LINGER_MS, MIN_OUTBOX_LINGER_MS, outboxLingerMs, RateMeter } from "../src/outbox.js";
 
 describe("gossip outbox linger", () => {
@@ -23,5 +23,21 @@ describe("gossip outbox linger", () => {
     meter.note(1); // one transaction after five quiet seconds: the burst is forgotten
     expect(meter.perSecond).toBeLessThan(75);
     expect(outboxLingerMs(meter.perSecond)).toBe(MIN_OUTBOX_LINGER_MS);
+  });
+
+  it("is timed on a monotonic clock by default: a step of the wall clock is no quiet spell", () => {
+    const real = Date.now.bind(Date);
+    let skew = 0;
+    const spy = vi.spyOn(Date, "now").mockImplementation(() => real() + skew);
+    try {
+      const meter = new RateMeter();
+      meter.note(100);
+      const before = meter.perSecond;
+      skew = 3_600_000; // an hour forward, between two batches a moment apart
+      meter.note(100);
+      expect(meter.perSecond).toBeGreaterThan(before);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { join } from "node:path";
 import { TOKEN, isAnchordError } from "@anchord/protocol";
 import { acct, cleanup, genesisFor, openAdmission, openLedger, signed, tempDir } from "./helpers.js";
@@ -224,5 +224,25 @@ describe("Admission and the pool", () => {
     expect(pool.nextSeq()).toBe(31n);
     await pool.close();
     await ledger.close();
+  });
+
+  it("ages entries on a monotonic clock: a step of the wall clock does not make the pool stale (the periodic rebroadcast's pick)", async () => {
+    const ledger = await openLedger(genesisFor([[alice, 100n], [bob, 100n]]));
+    // the wall clock as NTP steps it, in place before the admission takes its clock
+    const real = Date.now.bind(Date);
+    let skew = 0;
+    const spy = vi.spyOn(Date, "now").mockImplementation(() => real() + skew);
+    try {
+      const admission = await openAdmission(ledger, 100);
+      const pool = admission.pool;
+      pool.insert(signed(alice, { type: 4, fee: FEE, recipient: bob.address, amount: 1n }), 1n);
+      expect(pool.stale(60_000, 10)).toEqual([]);
+      skew = 3_600_000; // an hour forward
+      expect(pool.stale(60_000, 10)).toEqual([]);
+      await pool.close();
+    } finally {
+      spy.mockRestore();
+      await ledger.close();
+    }
   });
 });

@@ -58,7 +58,7 @@ async function waitForProof(node: string, t: Target, final: boolean, deadline: n
       // a reorg between the two requests: ask again
       if (p.status === 200) return p.body;
     } else if (s.status !== 200) throw new NodeRequestError(`${node}/hash/${t.hash}/status`, s.status, `status of ${t.file}: ${errorOf(s)}`);
-    if (Date.now() > deadline) {
+    if (performance.now() > deadline) {
       const where = final && status === "confirmed" ? "in a block but not final yet" : `still ${status ?? "unknown"}`;
       throw new Error(`${t.file}: ${where} after the timeout; run the command again later`);
     }
@@ -98,7 +98,7 @@ export async function anchorCommand(argv: string[]): Promise<number> {
   const token = (parsed.values.token as string | undefined) ?? process.env.ANCHORD_API_TOKEN;
   const final = parsed.values.final === true;
   const wait = final || parsed.values.wait === true;
-  const deadline = Date.now() + timeoutS * 1000;
+  const deadline = performance.now() + timeoutS * 1000; // monotonic: a step of the wall clock must not cut the wait short or stretch it
   let failed = 0;
   const targets: Target[] = [];
   for (const file of parsed.positionals) {

@@ -117,8 +117,8 @@ export interface DevnetNodeInfo {
 
 /** Waits until `url` serves this node's status (its peer id: not some other process on the port). */
 async function waitHealthy(url: string, peerId: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`node exited with code ${child.exitCode} before serving ${url}`);
     try {
       const r = await fetch(`${url}/node/status`);

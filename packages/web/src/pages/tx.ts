@@ -36,8 +36,8 @@ const CANCEL_WATCH_MS = 10 * 60_000;
 
 /** Once the cancel is in a block, the page says so (badge and result), without a reload. */
 function watchCanceled(tx: Tx, form: HTMLElement, result: HTMLElement): void {
-  const until = Date.now() + CANCEL_WATCH_MS;
-  const again = (): void => void (form.isConnected && Date.now() < until && setTimeout(poll, CANCEL_POLL_MS));
+  const until = performance.now() + CANCEL_WATCH_MS; // monotonic, as a duration
+  const again = (): void => void (form.isConnected && performance.now() < until && setTimeout(poll, CANCEL_POLL_MS));
   const poll = (): void => {
     if (!form.isConnected) return;
     leaseState(tx).then((s) => {
