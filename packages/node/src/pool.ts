@@ -84,8 +84,6 @@ export class TxPool {
     private readonly store: PoolStore,
     private readonly ledger: Ledger,
     readonly maxSize: number,
-    // TxAdmission's clock, the wall clock of transaction timestamps: not the one entries age on
-    _wallClock?: () => number,
     /**
      * The clock entries age on (`addedAt`, `stale`): monotonic, so that a step of the host's wall
      * clock neither makes the whole pool stale at once (forward) nor none of it for the step (back).

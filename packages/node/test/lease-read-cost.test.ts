@@ -31,7 +31,7 @@ describe("reads of an address's leases at a height", () => {
   it("are charged the lease records they went through, once: a kept answer is not", async () => {
     const genesis = { ...genesisFor([[gen, 1_000_000n], [lessor, 10_000n]]), timestamp: Date.now() - 3_600_000 };
     const node = await Node.start(
-      { dataDir: join(tempDir(), "n"), genesis, api: { host: "127.0.0.1", port: 0, rateLimit: true }, p2p: false, generate: false, walletSeeds: [] },
+      { dataDir: join(tempDir(), "n"), genesis, api: { host: "127.0.0.1", port: 0 }, p2p: false, generate: false, walletSeeds: [] },
       silentLogger(),
     );
     try {
