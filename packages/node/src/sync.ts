@@ -125,6 +125,27 @@ export function checkSyncBatch(served: readonly Block[], at: Attachment, config:
   return blocks;
 }
 
+/**
+ * The heights of the blocks a sync round names to a peer, highest first (a peer answers the first
+ * it holds): the last ten, then exponentially spaced ones, the deepest block we may roll back to
+ * (`floor`: the final height, or maxRollback below the tip), and the genesis block. Spaced alone, a
+ * fork 72 to 100 blocks deep was answered with a block below the floor, which looked deeper than
+ * the rollback limit, and the peer with the better chain was skipped.
+ */
+export function locatorHeights(tip: number, floor: number): number[] {
+  const out: number[] = [];
+  let step = 1;
+  for (let h = tip; h >= 1; h -= step) {
+    if (h < floor && out.at(-1)! > floor) out.push(floor);
+    out.push(h);
+    if (out.length >= 10) step *= 2;
+    if (out.length > 64) break;
+  }
+  if (out.at(-1)! > floor) out.push(floor);
+  if (out.at(-1) !== 1) out.push(1);
+  return out;
+}
+
 export class Synchronizer {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
@@ -148,6 +169,9 @@ export class Synchronizer {
   /** peer id → its skips in a row, and when the last one ends (see MAX_SKIP_MS) */
   private readonly strikes = new Map<string, Strikes>();
   private progress: ((height: number) => void) | undefined;
+  /** The timestamp of a block this round was served ahead of our clock (see noteEarly). */
+  private earlyAt: number | undefined;
+  private earlyTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly chain: Chain,
@@ -175,6 +199,8 @@ export class Synchronizer {
     this.timer = undefined;
     if (this.gapTimer) clearTimeout(this.gapTimer);
     this.gapTimer = undefined;
+    if (this.earlyTimer) clearTimeout(this.earlyTimer);
+    this.earlyTimer = undefined;
   }
 
   onProgress(cb: (height: number) => void): void {
@@ -241,6 +267,7 @@ export class Synchronizer {
     }
     const scoreBefore = ledger.score;
     let unhelpful = false;
+    this.earlyAt = undefined;
     try {
       const slow = await this.syncFrom(best.peerId, best.status);
       if (ledger.score > scoreBefore) this.strikes.delete(best.peerId);
@@ -253,8 +280,31 @@ export class Synchronizer {
     } finally {
       this.behind = false;
       this.ready = true;
-      if (unhelpful) this.skip(best.peerId);
+      // a round that ended on a block ahead of our clock was not the peer's fault: asked again
+      // when the block is due
+      if (this.earlyAt !== undefined) this.askAgainAt(this.earlyAt);
+      else if (unhelpful) this.skip(best.peerId);
     }
+  }
+
+  /** A round when a block stamped `timestamp` is due (within one block delay; the interval's rounds otherwise). */
+  private askAgainAt(timestamp: number): void {
+    const config = this.chain.ledger.config;
+    const wait = timestamp - config.maxBlockTimestampDriftMs - Date.now() + 1;
+    if (this.earlyTimer !== undefined || wait > config.averageBlockDelayMs) return;
+    this.earlyTimer = setTimeout(() => {
+      this.earlyTimer = undefined;
+      this.trigger();
+    }, Math.max(0, wait));
+    this.earlyTimer.unref();
+  }
+
+  /** checkSyncBatch, noting a batch cut at a block ahead of our clock (see askAgainAt). */
+  private checkBatch(served: readonly Block[], at: Attachment): Block[] | undefined {
+    const blocks = checkSyncBatch(served, at, this.chain.ledger.config, Date.now());
+    const early = blocks !== undefined && blocks.length < served.length ? served[blocks.length] : undefined;
+    if (early !== undefined) this.earlyAt = Math.min(this.earlyAt ?? Infinity, early.timestamp);
+    return blocks;
   }
 
   /** Whether `peerId` is left out of sync rounds now (see SKIP_UNHELPFUL_PEER_MS). */
@@ -277,19 +327,11 @@ export class Synchronizer {
     this.logger.debug({ peer: peerId, skips: skip.count, forMs: skip.until - now }, "Peer did not deliver the chain it claimed; skipped for a while");
   }
 
-  /** Our recent block ids, then exponentially spaced ones, then the genesis block's (with their heights). */
+  /** Our blocks at locatorHeights, with their headers. */
   private locator(): { height: number; header: BlockHeader }[] {
     const ledger = this.chain.ledger;
-    const entries: { height: number; header: BlockHeader }[] = [];
-    let step = 1;
-    for (let h = ledger.height; h >= 1; h -= step) {
-      const header = ledger.headerAt(h);
-      if (header) entries.push({ height: h, header });
-      if (entries.length >= 10) step *= 2;
-      if (entries.length > 64) break;
-    }
-    entries.push({ height: 1, header: ledger.headerAt(1)! });
-    return entries;
+    const floor = Math.max(ledger.finalHeight, ledger.height - ledger.config.maxRollback, 1);
+    return locatorHeights(ledger.height, floor).map((height) => ({ height, header: ledger.headerAt(height)! }));
   }
 
   /** Where a batch from our block at `height` on attaches. */
@@ -349,7 +391,7 @@ export class Synchronizer {
         let at = this.attachmentAt(common);
         while (at.parent.height < status.height && forkScore <= ledger.score && fork.length < MAX_FORK_BLOCKS && bytes < MAX_FORK_BYTES) {
           const { blocks: served, size } = await this.fetchSized(peerId, at.parent.height + 1, SYNC_BATCH);
-          const blocks = checkSyncBatch(served, at, config, Date.now());
+          const blocks = this.checkBatch(served, at);
           if (blocks === undefined) return false; // our chain moved: next round
           if (blocks.length === 0) break;
           for (const b of blocks) forkScore += blockScore(b.baseTarget);
@@ -380,7 +422,7 @@ export class Synchronizer {
           const blocks = await this.fetch(peerId, at.parent.height + 1, SYNC_BATCH);
           waited += monotonicNow() - asked;
           // not following the block asked after: nothing to apply, the round ends
-          return { at, blocks: checkSyncBatch(blocks, at, config, Date.now()) ?? [] };
+          return { at, blocks: this.checkBatch(blocks, at) ?? [] };
         });
         const verified = checked.then(async (got) => {
           if (got !== undefined && !run.dropped) await this.chain.preverify(got.blocks);
