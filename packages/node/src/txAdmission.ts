@@ -455,7 +455,8 @@ export class TxAdmission {
     back.forEach((tx, k) => {
       if (this.pool.has(tx.id)) return;
       try {
-        this.screen(tx);
+        // held: they were in a block, a promise to whoever sent them
+        this.screen(tx, true);
         if (!valid[k]) throw badSignature();
         applyTx(this.overlay, tx, this.context);
         const bytes = encodedTx(tx);

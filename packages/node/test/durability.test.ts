@@ -11,6 +11,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PoolStore } from "../src/poolStore.js";
 import { TxAdmission } from "../src/txAdmission.js";
 import { silentLogger } from "../src/logger.js";
+import { Node } from "../src/node.js";
+import { nextBlock } from "../../../test/utils/forge.js";
 import { encodedTx } from "@anchord/protocol";
 import { acct, cleanup, genesisFor, openAdmission, openLedger, signed, tempDir } from "./helpers.js";
 
@@ -92,5 +94,30 @@ describe("a clock stepped back", () => {
     expect(later.pool.select(10, Date.now()).transactions.map((t) => t.id)).toEqual([tx.id]);
     await later.pool.close();
     await ledger.close();
+  });
+});
+
+describe("a clock stepped back, and a reorganisation", () => {
+  it("readmits a rolled-back block's transaction ahead of the clock: it was in a block, a promise to its sender", async () => {
+    const gen = acct("clock reorg generator");
+    const alice = acct("clock reorg alice");
+    const genesis = { ...genesisFor([[gen, 1_000_000n], [alice, 100n]]), timestamp: Date.now() - 3_600_000 };
+    const node = await Node.start({ dataDir: join(tempDir(), "n"), genesis, api: false, p2p: false, generate: false, walletSeeds: [] }, silentLogger());
+    try {
+      const tx = signed(alice, { type: 4, fee: 100_000_000n, recipient: gen.address, amount: 1n });
+      const block = nextBlock(node, [gen.kp], [tx]);
+      expect((await node.chain.processBlock(block, "local")).status).toBe("applied");
+      // admission on a clock two hours behind the transaction's timestamp
+      const behind = await TxAdmission.open(node.ledger, { dir: join(tempDir(), "pool"), maxSize: 10 }, silentLogger(), () => Date.now() - 2 * 3_600_000);
+      await node.chain.exclusive(async () => {
+        await behind.pool.stash(block.transactions);
+        await node.ledger.rollback(node.ledger.height - 1);
+        await behind.afterLedgerChange(block.transactions);
+      });
+      expect(behind.pool.has(tx.id)).toBe(true);
+      await behind.pool.close();
+    } finally {
+      await node.stop();
+    }
   });
 });
