@@ -6,7 +6,7 @@
  *
  * Transaction batch message: count(u16) ‖ {length(u32) ‖ signed tx bytes}*.
  */
-import { AnchordError, ErrorCode, decodeBlock, decodeTx, encodedTx, isAnchordError, isSignedTx, peerAction, type Block, type SignedTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, decodeBlock, decodeTx, encodedTx, isAnchordError, isSignedTx, peerAction, verifyBlockSignature, type Block, type SignedTx } from "@anchord/protocol";
 import type { GossipVerdict } from "@anchord/network";
 import type { Chain } from "./chain.js";
 import { OrphanBlocks } from "./orphans.js";
@@ -90,8 +90,8 @@ export class GossipHandler {
   /** Blocks that came before their parent, tried again as the chain moves (orphans.ts). */
   private readonly orphans = new OrphanBlocks();
   private retryScheduled = false;
-  /** Blocks stamped a little ahead of our clock, tried again once it gets there: id → timer. */
-  private readonly early = new Map<string, NodeJS.Timeout>();
+  /** Blocks stamped a little ahead of our clock, tried again once it gets there: id → its sender and timer. */
+  private readonly early = new Map<string, { readonly from: string; readonly timer: NodeJS.Timeout }>();
 
   /**
    * `onOrphan`: a block from this peer had an unknown parent (the node syncs with it).
@@ -191,13 +191,20 @@ export class GossipHandler {
   /**
    * A block stamped ahead of our clock by more than the network's drift may be valid once the clock
    * gets there (ours a little behind the generator's): it is tried again then, instead of waiting
-   * for a sync round to fetch it. At most MAX_EARLY_BLOCKS, each at most one average block delay
-   * ahead; its sender is charged, as an orphan's, if it then turns out invalid.
+   * for a sync round to fetch it. At most MAX_EARLY_BLOCKS, one per peer, each at most one average
+   * block delay ahead and signed by its generator (the clock is checked before the signature, so
+   * unsigned junk would otherwise take the places); its sender is charged, as an orphan's, if it
+   * then turns out invalid.
    */
   private holdEarly(block: Block, from: string): void {
     const config = this.chain.ledger.config;
     const wait = block.timestamp - config.maxBlockTimestampDriftMs - Date.now() + 1;
     if (this.early.has(block.id) || this.early.size >= MAX_EARLY_BLOCKS || wait > config.averageBlockDelayMs) return;
+    for (const held of this.early.values()) if (held.from === from) return;
+    if (!verifyBlockSignature(block, config.chainIdByte)) {
+      this.penalize(from, `gossip block: ${block.id} early and not signed by its generator`);
+      return;
+    }
     const timer = setTimeout(() => {
       this.early.delete(block.id);
       void this.processBlock(block, from).then((verdict) => {
@@ -205,7 +212,7 @@ export class GossipHandler {
       });
     }, Math.max(0, wait));
     timer.unref();
-    this.early.set(block.id, timer);
+    this.early.set(block.id, { from, timer });
   }
 
   /** Blocks held until the clock gets to them. */
@@ -215,7 +222,7 @@ export class GossipHandler {
 
   /** Drops the blocks held for later (the node stops). */
   stop(): void {
-    for (const timer of this.early.values()) clearTimeout(timer);
+    for (const { timer } of this.early.values()) clearTimeout(timer);
     this.early.clear();
   }
 }
