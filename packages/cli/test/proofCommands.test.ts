@@ -109,6 +109,26 @@ describe("anchord anchor", () => {
     expect(JSON.parse(readFileSync(`${file}.proof.json`, "utf8"))).toEqual(bundle);
   });
 
+  it("--wait asks again after a 503 (a reorganisation held the block aside) or a 429, and writes the bundle", async () => {
+    const file = join(dir, "busy.txt");
+    writeFileSync(file, "anchored while the chain reorganised\n");
+    const { bundle } = bundleFor(Buffer.from(sha256Hex(readFileSync(file)), "hex"));
+    const refusals: [number, unknown][] = [
+      [503, { error: 0, message: "the chain is reorganising: ask again in a moment" }],
+      [429, { error: 0, message: "too many requests" }],
+    ];
+    const url = await node((key) => {
+      if (key === "POST /hash") return [200, { chainpoint: bundle.chainpoint }];
+      if (key.endsWith("/status")) return refusals.shift() ?? [200, { status: "confirmed" }];
+      if (key.endsWith("/proof")) return [200, bundle];
+      return undefined;
+    });
+    capture();
+    expect(await anchorCommand([file, "--node", url, "--wait"])).toBe(0);
+    expect(refusals).toEqual([]);
+    expect(JSON.parse(readFileSync(`${file}.proof.json`, "utf8"))).toEqual(bundle);
+  });
+
   it("a node that requires its token says how to give it; --final that times out in a block says not final yet", async () => {
     const file = join(dir, "token.txt");
     writeFileSync(file, "needs a token\n");

@@ -48,6 +48,13 @@ async function anchorFile(node: string, file: string, token: string | undefined)
   return { file, hash, sourceId };
 }
 
+/**
+ * Statuses a wait asks again after, until its deadline: 503 (a reorganisation held the hash's
+ * block aside for longer than the node waits, or storage is briefly unavailable) and 429 (this
+ * client's read budget).
+ */
+const ASK_AGAIN = new Set([429, 503]);
+
 async function waitForProof(node: string, t: Target, final: boolean, deadline: number): Promise<unknown> {
   const want = final ? ["final"] : ["confirmed", "final"];
   for (;;) {
@@ -57,7 +64,7 @@ async function waitForProof(node: string, t: Target, final: boolean, deadline: n
       const p = await requestNode(node, `/hash/${t.hash}/proof`);
       // a reorg between the two requests: ask again
       if (p.status === 200) return p.body;
-    } else if (s.status !== 200) throw new NodeRequestError(`${node}/hash/${t.hash}/status`, s.status, `status of ${t.file}: ${errorOf(s)}`);
+    } else if (s.status !== 200 && !ASK_AGAIN.has(s.status)) throw new NodeRequestError(`${node}/hash/${t.hash}/status`, s.status, `status of ${t.file}: ${errorOf(s)}`);
     if (performance.now() > deadline) {
       const where = final && status === "confirmed" ? "in a block but not final yet" : `still ${status ?? "unknown"}`;
       throw new Error(`${t.file}: ${where} after the timeout; run the command again later`);
