@@ -1,9 +1,12 @@
-/** Bounded waiting for tests: poll a condition until it holds or the time is up. */
+/**
+ * Bounded waiting for tests: poll a condition until it holds or the time is up (on a monotonic
+ * clock: tests that step or mock the wall clock still time out).
+ */
 export async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 30_000, stepMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     if (await cond()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
     await new Promise((r) => setTimeout(r, stepMs));
   }
 }

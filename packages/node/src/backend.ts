@@ -70,12 +70,16 @@ export class NodeBackend implements ApiBackend {
   async anchorStatusSettled(hash: Uint8Array): Promise<AnchorStatus | undefined> {
     const status = this.anchorStatus(hash);
     const pool = this.node.pool;
-    if (status !== undefined || !pool.hasStashed()) return status;
+    // (a switch a storage failure interrupted never takes its stash: nothing to wait for then)
+    if (status !== undefined || !pool.hasStashed() || this.node.storageFailure() !== undefined) return status;
     // A reorganisation holds the rolled-back blocks' transactions aside (the pool's stash, which
     // has no index by hash): the hash may be in one of them. Its end puts them back in the pool
     // or leaves them out for good.
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), REORG_READ_WAIT_MS)));
+    const timeout = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), REORG_READ_WAIT_MS);
+      timer.unref();
+    });
     const ended = await Promise.race([pool.stashTaken(), timeout]);
     clearTimeout(timer);
     if (ended === "timeout") throw new AnchordError(ErrorCode.UNAVAILABLE, "the chain is reorganising: ask again in a moment");

@@ -24,7 +24,11 @@ describe("the generator and a step of the wall clock", () => {
     const admission = await openAdmission(ledger, 100, join(tempDir(), "pool"));
     // one clock for the node (block validation and the generator), an hour behind the slot
     let t = 0;
-    const now = (): number => t;
+    let reads = 0;
+    const now = (): number => {
+      reads++;
+      return t;
+    };
     const chain = new Chain(ledger, admission, silentLogger(), now);
     const published: Block[] = [];
     const generator = new Generator(chain, admission.pool, new Wallet([gen.seed], CHAIN), (b) => published.push(b), silentLogger(), { maxTransactions: 100, maxBlockBytes: 1 << 20 }, now);
@@ -33,8 +37,11 @@ describe("the generator and a step of the wall clock", () => {
       const slot = generator.nextSlot()!.timestamp;
       t = slot - 3_600_000;
       generator.start();
-      await new Promise((r) => setTimeout(r, 200));
-      expect(ledger.height).toBe(1); // an hour to go: nothing forged
+      // it looked at the clock again a few times (every maxWaitMs) and found an hour to go
+      const before = reads;
+      await waitFor("the generator re-reading the clock", () => reads >= before + 3, 5_000, 5);
+      expect(ledger.height).toBe(1);
+      expect(published).toHaveLength(0);
       t = slot + 10; // NTP sets the clock right: the slot has come
       await waitFor("the slot's block forged", () => ledger.height === 2, 1_000, 5);
       expect(published).toHaveLength(1);

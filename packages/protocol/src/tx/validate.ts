@@ -139,16 +139,18 @@ export function verifyTxSignatures(tx: Transaction): boolean {
   return !tx.sponsor || verify(tx.sponsor.keyType, tx.sponsor.publicKey, tx.body, tx.proofs[1]!);
 }
 
-/** TIMESTAMP_OUT_OF_RANGE when more than the allowed drift ahead of `now` or behind the last block. */
 /**
- * Whether `tx` is behind the window for good: its timestamp is older than the tip's timestamp −
- * `maxTxTimestampBehindMs`, and the tip's timestamp only grows with blocks. Ahead of the window is
- * not for good: it is only ahead of this node's clock, which may be behind (a pooled transaction
- * is kept then, and left out of blocks until the clock reaches it).
+ * Whether `tx` is behind the window: its timestamp is older than the tip's timestamp −
+ * `maxTxTimestampBehindMs`. The tip's timestamp grows with every block (only a reorganisation can
+ * lower it), so this is for good on the chain as it goes. Ahead of the window is not: it is only
+ * ahead of this node's clock, which may be behind (a pooled transaction is kept then, and left out
+ * of blocks until the clock reaches it).
  */
 export function isTxTimestampBehind(tx: Transaction, lastBlockTimestamp: number, config: NetworkConfig): boolean {
   return tx.timestamp < lastBlockTimestamp - config.maxTxTimestampBehindMs;
 }
+
+/** TIMESTAMP_OUT_OF_RANGE when more than the allowed drift ahead of `now` or behind the last block. */
 
 export function validateTxTimestamp(tx: Transaction, now: number, lastBlockTimestamp: number, config: NetworkConfig): void {
   const latest = now + config.maxTxTimestampAheadMs;
