@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { TOKEN, type SignedTx } from "@anchord/protocol";
 import { nextBlock } from "../../../test/utils/forge.js";
+import { waitFor } from "../../../test/utils/wait.js";
 import { Node } from "../src/node.js";
 import { silentLogger } from "../src/logger.js";
 import { acct, cleanup, genesisFor, signed, tempDir } from "./helpers.js";
@@ -18,14 +19,16 @@ const lessor = acct("lease cost lessor");
 const FEE = 100_000_000n;
 const LEASES = 200;
 
-/** What is left of the client's read budget (the `RateLimit` header of the draft standard). */
-async function remaining(url: string): Promise<number> {
+/** The client's read budget after a request (the `RateLimit` header of the draft standard): what is left, and the seconds until its window ends. */
+async function budget(url: string): Promise<{ remaining: number; reset: number }> {
   const r = await fetch(url);
   await r.arrayBuffer();
-  const m = /remaining=(\d+)/.exec(r.headers.get("ratelimit") ?? "");
+  const m = /remaining=(\d+), reset=(\d+)/.exec(r.headers.get("ratelimit") ?? "");
   expect(m, "a RateLimit header").not.toBeNull();
-  return Number(m![1]);
+  return { remaining: Number(m![1]), reset: Number(m![2]) };
 }
+
+const remaining = async (url: string): Promise<number> => (await budget(url)).remaining;
 
 describe("reads of an address's leases at a height", () => {
   it("are charged the lease records they went through, once: a kept answer is not", async () => {
@@ -43,6 +46,8 @@ describe("reads of an address's leases at a height", () => {
       const h = node.ledger.height;
       const probe = `${api}/addresses/balance/${gen.address}`;
       for (const path of [`/leasing/active/${lessor.address}/at/${h}`, `/addresses/balance/details/${lessor.address}/at/${h}`]) {
+        // all of it in one window of the budget (a new window refills it): seconds to spare
+        await waitFor("a rate-limit window with seconds to spare", async () => (await budget(probe)).reset >= 5, 15_000, 200);
         const before = await remaining(probe);
         await remaining(`${api}${path}`);
         const after = await remaining(probe);
