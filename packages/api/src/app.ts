@@ -181,12 +181,14 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
         if (route.method === "post") limiters.write(req, headers);
         else limiters.read(req, headers, (readCharged = cost));
       }
+      const chargeRead = (units: number): void => {
+        if (limiters !== undefined && units > 0) limiters.read(req, headers, units, false);
+      };
       /** Writes the answer, then charges a read for its size beyond what was charged (ANSWER_BYTES_PER_READ_UNIT). */
       const answer = (reply: Reply): void => {
         const bytes = sendReply(res, reply, headers);
         if (limiters === undefined || (route.method === "post" && route.bodyCost === undefined)) return;
-        const work = "readWork" in reply ? (reply.readWork ?? 0) : 0;
-        const extra = answerReadCost(bytes) + work - readCharged;
+        const extra = answerReadCost(bytes) - readCharged;
         if (extra > 0) limiters.read(req, headers, extra, false);
       };
       if (route.body) {
@@ -194,12 +196,12 @@ export function createApi(backend: ApiBackend, opts: ApiOptions = {}): Express {
           .then((body) => {
             // several lookups in one body weigh in the read budget as that many requests would
             if (route.bodyCost !== undefined && limiters) limiters.read(req, headers, (readCharged = costOf(route.bodyCost(body))));
-            return route.handler({ backend, params, body, req, operator: () => operatorMay(req) });
+            return route.handler({ backend, params, body, req, operator: () => operatorMay(req), chargeRead });
           })
           .then(answer, (e: unknown) => fail(req, res, e, headers));
         return;
       }
-      const reply = route.handler({ backend, params, body: undefined, req, operator: () => operatorMay(req) });
+      const reply = route.handler({ backend, params, body: undefined, req, operator: () => operatorMay(req), chargeRead });
       if (reply instanceof Promise) reply.then(answer, (e: unknown) => fail(req, res, e, headers));
       else answer(reply);
     } catch (e) {

@@ -62,7 +62,7 @@ export const READ_COST = Object.freeze({ block: 100, blockSequenceMax: 300, unco
 export const ANSWER_BYTES_PER_READ_UNIT = 512;
 
 /**
- * Stored records a read may go through per unit of the read budget (`Reply.readWork`): an
+ * Stored records a read may go through per unit of the read budget (`RouteContext.chargeRead`): an
  * address's leases at a height read every lease it ever had, ~4.7 µs a record (100,000 canceled
  * leases: ~470 ms), against ~15–25 µs for a unit.
  */

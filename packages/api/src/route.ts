@@ -21,22 +21,22 @@ export interface RouteContext {
    * the request comes from this machine's own tools and pages (`checkLocalOrigin`).
    */
   readonly operator: () => boolean;
+  /**
+   * Charges `units` more of the client's read budget, never refusing (the work is done): for a
+   * read that went through far more stored records than its cost and answer show (an address's
+   * leases at a height). Called whether the read succeeded or not.
+   */
+  readonly chargeRead: (units: number) => void;
 }
 
-/**
- * `readWork`: read units the answer's making cost beyond what the route charged before it (a read
- * that went through far more stored records than it answered), charged after it as its size is.
- */
 export interface JsonReply {
   readonly status?: number;
   readonly json: unknown;
-  readonly readWork?: number;
 }
 export interface TextReply {
   readonly status?: number;
   readonly contentType: string;
   readonly text: string;
-  readonly readWork?: number;
 }
 /** A long-lived answer (Server-Sent Events) that writes its own headers and body on `res`. */
 export interface StreamReply {

@@ -30,7 +30,7 @@ export async function addressTxEntries(db: Db, address: Uint8Array, limit: numbe
 /**
  * Counts the records a read went through, whatever it returns: an address's leases at a height
  * reads every lease it ever had up to that height, active or not, so what the read cost is not
- * what it answered (the API charges it: `Reply.readWork`).
+ * what it answered (the API charges it: `RouteContext.chargeRead`).
  */
 export interface ReadMeter {
   records: number;

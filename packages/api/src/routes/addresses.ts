@@ -165,12 +165,15 @@ export const addressRoutes: RouteDef[] = [
     handler: async (ctx) => {
       // a kept answer read nothing: only the read that made it is charged its records
       const meter = { records: 0 };
-      const reply = await atTipAsync(ctx, async () => {
-        const address = addressOf(ctx);
-        const b = await ctx.backend.balancesAt(address, parseHeight(ctx.params["height"] ?? "", "height"), meter);
-        return { address, height: b.height, regular: b.regular, generating: b.generating, available: b.available, effective: b.effective, leasing: b.leaseOut };
-      });
-      return { ...reply, readWork: recordsReadCost(meter.records) };
+      try {
+        return await atTipAsync(ctx, async () => {
+          const address = addressOf(ctx);
+          const b = await ctx.backend.balancesAt(address, parseHeight(ctx.params["height"] ?? "", "height"), meter);
+          return { address, height: b.height, regular: b.regular, generating: b.generating, available: b.available, effective: b.effective, leasing: b.leaseOut };
+        });
+      } finally {
+        ctx.chargeRead(recordsReadCost(meter.records));
+      }
     },
   },
   {

@@ -149,8 +149,11 @@ export const leasingRoutes: RouteDef[] = [
       const height = parseHeight(ctx.params["height"] ?? "", "height");
       // a kept answer read nothing: only the read that made it is charged its records
       const meter = { records: 0 };
-      const reply = await activeAtTipAsync(ctx, async () => (await ctx.backend.leasesAt(address, height, meter)).map(leaseJson), `${address}/${height}`);
-      return { ...reply, readWork: recordsReadCost(meter.records) };
+      try {
+        return await activeAtTipAsync(ctx, async () => (await ctx.backend.leasesAt(address, height, meter)).map(leaseJson), `${address}/${height}`);
+      } finally {
+        ctx.chargeRead(recordsReadCost(meter.records));
+      }
     },
   },
   {
