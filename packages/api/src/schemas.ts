@@ -278,6 +278,10 @@ export const SCHEMAS = {
       lastBlockId: base58("Id of the last block"),
       genesisBlockId: base58("Id of the genesis block"),
       lastBlockGenerator: address,
+      finalHeight: {
+        type: "integer",
+        description: "The highest height final on this node's chain: no rollback ever goes below it (0 until the chain is longer than the maximum rollback); it can be above height − maxRollback after a switch to a shorter fork",
+      },
       score: { type: "integer", description: "The chain's cumulative score: the sum over its blocks of 2^64 ÷ base target (grows past 2^64)" },
       peers: { type: "integer", description: "Connected peers" },
       rejectedPeers: {

@@ -290,6 +290,7 @@ export class NodeBackend implements ApiBackend {
       lastBlockId: ledger.lastHeader.id,
       genesisBlockId: ledger.genesisId,
       lastBlockGenerator: addressFromPublicKey(ledger.lastHeader.generator, ledger.config.chainIdByte),
+      finalHeight: ledger.finalHeight,
       score: ledger.score,
       peers: this.node.network?.connectedPeers().length ?? 0,
       // why a node has no (or fewer) peers: those turned away as another network

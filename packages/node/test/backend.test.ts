@@ -58,7 +58,7 @@ describe("NodeBackend from the node's parts", () => {
   it("serves status, balances and wallet signing without a Node", async () => {
     const { backend, submitted, fail, close } = await partsBackend();
     const status = backend.status();
-    expect(status).toMatchObject({ blockchainHeight: 1, peers: 0, poolSize: 0, syncing: false, peerId: null, storage: "ok", generator: null });
+    expect(status).toMatchObject({ blockchainHeight: 1, peers: 0, poolSize: 0, syncing: false, peerId: null, storage: "ok", generator: null, finalHeight: 0 });
     expect(backend.balances(holder.address).regular).toBe(1000n * TOKEN);
     expect(backend.walletAddresses()).toEqual([holder.address]);
 
