@@ -90,6 +90,25 @@ describe("transactions: broadcast, info, unconfirmed", () => {
     expect(t.backend.pool.has(tx.id)).toBe(true);
   });
 
+  it("says why a signature over an amount above 2^53 most likely failed: the client wrote it rounded", async () => {
+    const kp2 = keyPairFromSeed(SEED_2);
+    const amount = 2n ** 60n + 1n; // above 2^53, not a double (the signature fails before any funds check)
+    const tx = signTx(createTx({ type: 8, timestamp: t.backend.now, fee: 100_000_000n, senderPublicKey: kp2.publicKey, recipient: ADDRESS_1, amount }, T), kp2);
+    // what a client holding the amount as a JavaScript number writes (JSON.stringify of the double)
+    const rounded = stringifyJson(txToJson(tx)).replace(`"amount":${amount},`, `"amount":${JSON.stringify(Number(amount))},`);
+    expect(rounded).not.toContain(`"amount":${amount},`);
+    const r = await t.post("/transactions/broadcast", rounded);
+    expectErrorBody(r, 400, 101);
+    expect((r.json as { message: string }).message).toMatch(/amount above 2\^53.*rounded decimal/);
+    // an ordinary bad signature has no such hint
+    const small = signTx(createTx({ type: 8, timestamp: t.backend.now, fee: 100_000_000n, senderPublicKey: kp2.publicKey, recipient: ADDRESS_1, amount: 7n }, T), kp2);
+    // another transaction's signature in its place
+    const bad = stringifyJson({ ...txToJson(small), proofs: ["gBvw9YqSdnX4BLfx2nTHjrVCyF4GHLAopLnCsRFxXXspG4kAfCtoeRGTTxFqN3TchmNKJcnEKqTfxyKqjY7uQVD"] });
+    const plain = await t.post("/transactions/broadcast", bad);
+    expectErrorBody(plain, 400, 101);
+    expect((plain.json as { message: string }).message).not.toMatch(/2\^53/);
+  });
+
   it("answers the documented admission errors", async () => {
     const kp1 = keyPairFromSeed(SEED_1);
     const lease = (fields: { fee?: bigint; amount?: bigint; recipient?: string; timestamp?: number }): string =>

@@ -1,11 +1,32 @@
 /** Already-signed transactions: broadcast, lookup, pool (LTO extras the client library calls). */
-import { AnchordError, ErrorCode, TxType, encodedTx, txFromJson, txToJson, type Transaction } from "@anchord/protocol";
+import { AnchordError, ErrorCode, TxType, encodedTx, isAnchordError, txFromJson, txToJson, type Transaction } from "@anchord/protocol";
 import { MAX_LISTED_ENCODED_BYTES, MAX_UNCONFIRMED_LISTED, READ_COST, parseId } from "../params.js";
 import { errorDoc, json, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
 import { EXAMPLE_LEASE_JSON } from "./leasing.js";
 
 const { id: _id, ...EXAMPLE_BROADCAST } = EXAMPLE_LEASE_JSON;
+
+/**
+ * A signature that fails on a transaction with an amount, fee or timestamp above 2^53 says why it
+ * most likely did: a client that holds such a value as a JavaScript number (the @ltonetwork/lto
+ * library does) signs its exact value but writes the JSON with the shortest decimal that reads back
+ * as the same double, another number. The node reads JSON integers exactly (PROTOCOL.md §1), so the
+ * body it rebuilds is not the one signed.
+ */
+function withRoundingHint(e: unknown, tx: Transaction): unknown {
+  if (!isAnchordError(e, ErrorCode.INVALID_SIGNATURE)) return e;
+  const big = (["amount", "fee", "timestamp"] as const).filter((name) => {
+    const v = (tx as unknown as Record<string, unknown>)[name];
+    return (typeof v === "bigint" || typeof v === "number") && BigInt(v) > BigInt(Number.MAX_SAFE_INTEGER);
+  });
+  if (big.length === 0) return e;
+  return new AnchordError(
+    ErrorCode.INVALID_SIGNATURE,
+    `${e.message}; ${big.join(" and ")} above 2^53: a client that holds ${big.length > 1 ? "them" : "it"} as a JavaScript number signs the exact value but writes a rounded decimal (the @ltonetwork/lto library does): write such values exactly, as JSON integer literals`,
+    e.details,
+  );
+}
 
 export const transactionRoutes: RouteDef[] = [
   {
@@ -23,7 +44,11 @@ export const transactionRoutes: RouteDef[] = [
     },
     handler: async ({ backend, body }) => {
       const tx = txFromJson(body, backend.config.chainIdByte);
-      return json(txToJson(await backend.broadcast(tx)));
+      try {
+        return json(txToJson(await backend.broadcast(tx)));
+      } catch (e) {
+        throw withRoundingHint(e, tx);
+      }
     },
   },
   {
