@@ -238,8 +238,9 @@ function admit(json: string): SignedTx {
   return tx;
 }
 
-const flipProof = (r: Rand, proof: string): string => {
-  const bytes = base58Decode(proof);
+/** The base58 text with one random bit of its bytes flipped. */
+const flipBit = (r: Rand, text: string): string => {
+  const bytes = base58Decode(text);
   bytes[randInt(r, 0, bytes.length - 1)]! ^= 1 << randInt(r, 0, 7);
   return base58Encode(bytes);
 };
@@ -257,7 +258,7 @@ interface Mutation {
 function mutations(o: Obj, r: Rand): Mutation[] {
   const proofs = o.proofs as string[];
   const m: Mutation[] = [
-    { name: "proofs[0] byte", body: false, apply: (x) => ((x.proofs as string[])[0] = flipProof(r, proofs[0]!)) },
+    { name: "proofs[0] byte", body: false, apply: (x) => ((x.proofs as string[])[0] = flipBit(r, proofs[0]!)) },
     { name: "fee", body: true, apply: (x) => (x.fee = bump(big(o.fee), 1n, INT64_MAX, r)) },
     { name: "timestamp", body: true, apply: (x) => (x.timestamp = Number(bump(big(o.timestamp), 0n, BigInt(MAX_SAFE), r))) },
     {
@@ -275,7 +276,7 @@ function mutations(o: Obj, r: Rand): Mutation[] {
       apply: (x) => (x.senderPublicKey = allSigners.find((s) => s.keyType === o.senderKeyType && s.signer.publicKey !== o.senderPublicKey)!.signer.publicKey),
     },
   ];
-  if (proofs.length > 1) m.push({ name: "proofs[1] (sponsor) byte", body: false, apply: (x) => ((x.proofs as string[])[1] = flipProof(r, proofs[1]!)) });
+  if (proofs.length > 1) m.push({ name: "proofs[1] (sponsor) byte", body: false, apply: (x) => ((x.proofs as string[])[1] = flipBit(r, proofs[1]!)) });
   if (o.type === 4 || o.type === 8) {
     m.push({ name: "amount", body: true, apply: (x) => (x.amount = bump(big(o.amount), 1n, INT64_MAX, r)) });
     m.push({
@@ -292,10 +293,7 @@ function mutations(o: Obj, r: Rand): Mutation[] {
         const a = base58Decode(o.attachment as string);
         if (a.length === 0) x.attachment = base58Encode(randBytes(r, 1));
         else if (r() < 0.5) x.attachment = base58Encode(a.subarray(0, a.length - 1));
-        else {
-          a[randInt(r, 0, a.length - 1)]! ^= 1 << randInt(r, 0, 7);
-          x.attachment = base58Encode(a);
-        }
+        else x.attachment = flipBit(r, o.attachment as string);
       },
     });
   }
@@ -304,9 +302,7 @@ function mutations(o: Obj, r: Rand): Mutation[] {
       name: "leaseId",
       body: true,
       apply: (x) => {
-        const id = base58Decode(o.leaseId as string);
-        id[randInt(r, 0, 31)]! ^= 1 << randInt(r, 0, 7);
-        x.leaseId = base58Encode(id);
+        x.leaseId = flipBit(r, o.leaseId as string);
       },
     });
   }
@@ -317,9 +313,7 @@ function mutations(o: Obj, r: Rand): Mutation[] {
       apply: (x) => {
         const anchors = [...(o.anchors as string[])];
         const k = randInt(r, 0, anchors.length - 1);
-        const a = base58Decode(anchors[k]!);
-        a[randInt(r, 0, a.length - 1)]! ^= 1 << randInt(r, 0, 7);
-        anchors[k] = base58Encode(a);
+        anchors[k] = flipBit(r, anchors[k]!);
         if (anchors.length > 1 && r() < 0.3) anchors.splice(k, 1); // or one anchor fewer
         x.anchors = anchors;
       },
