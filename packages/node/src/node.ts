@@ -35,6 +35,13 @@ export const MAX_GOSSIP_TX_BYTES = 448 * 1024;
  * gossip subscriptions (a message goes only to peers known to be subscribed to its topic).
  */
 export const PEER_SETTLE_MS = 1_000;
+/**
+ * A block fetched by sync and stamped more than this before the clock is catching up: its
+ * `Block applied` line is debug (`Sync progress` every 100 blocks and `Synced` say how far the
+ * node is), not info: one info line per block made a node's first sync of a long chain write
+ * ~250 bytes a block (~250 MB for a million blocks).
+ */
+export const CATCH_UP_AGE_MS = 60_000;
 /** What a client is told (HTTP 503) when the node refuses writes after a storage failure. */
 export const STORAGE_REFUSAL =
   "this node's storage failed (disk full or I/O error): it refuses writes until it is restarted with a usable disk; reads are still served";
@@ -135,7 +142,8 @@ export class Node {
         if (source === "local") metrics.blocksMade.inc();
         else if (source !== "restored") {
           metrics.blocksReceived.inc({ source });
-          logger.info(
+          const catchingUp = source === "sync" && Date.now() - block.timestamp > CATCH_UP_AGE_MS;
+          logger[catchingUp ? "debug" : "info"](
             { height, id: block.id, txs: block.transactions.length, timestamp: block.timestamp, generator: addressFromPublicKey(block.generator, ledger.config.chainIdByte), source, applyMs },
             "Block applied",
           );
