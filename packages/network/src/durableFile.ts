@@ -33,9 +33,13 @@ export function writeFileDurably(file: string, data: string | Uint8Array, opts: 
   try {
     fs.writeFileSync(fd, data);
     fs.fsyncSync(fd);
-  } finally {
+  } catch (e) {
+    // a full disk or an I/O error: the partial copy (the wallet's seeds) does not stay behind
     fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
+    throw e;
   }
+  fs.closeSync(fd);
   try {
     fs.chmodSync(tmp, mode); // (openSync's mode is masked by the umask)
     if (opts.exclusive) {
@@ -53,14 +57,16 @@ export function writeFileDurably(file: string, data: string | Uint8Array, opts: 
  * Deletes the `<file>.tmp-<pid>` files a crashed earlier run left beside `file` (a crash between
  * the write and the move leaves one; for the wallet it holds the seeds, in the clear unless the
  * wallet was encrypted). Returns how many went. Run where the file is loaded, when no other
- * process writes it (the data dir's lock is held).
+ * process writes it (the data dir's lock is held). This process's own pid is no exception: its
+ * writes are synchronous, so none is under way, and a node that gets the same pid at every start
+ * (PID 1 in a container) kept an earlier run's copy for good.
  */
 export function removeStrayTemporaries(file: string): number {
   const dir = path.dirname(file);
   const prefix = `${path.basename(file)}.tmp-`;
   let removed = 0;
   for (const name of fs.readdirSync(dir)) {
-    if (!name.startsWith(prefix) || !/^\d+$/.test(name.slice(prefix.length)) || name === `${prefix}${process.pid}`) continue;
+    if (!name.startsWith(prefix) || !/^\d+$/.test(name.slice(prefix.length))) continue;
     fs.rmSync(path.join(dir, name), { force: true });
     removed++;
   }

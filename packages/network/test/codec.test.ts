@@ -309,6 +309,11 @@ describe("peer key", () => {
     expect(() => writeFileDurably(file, "three", { exclusive: true })).toThrow(expect.objectContaining({ code: "EEXIST" }) as Error);
     expect(fs.readFileSync(file, "utf8")).toBe("two");
     expect(fs.readdirSync(dir).filter((f) => f.includes(".tmp-"))).toEqual([]);
+    // a write that fails after the temporary was opened (here: data it cannot write; a full disk
+    // is the same path) leaves the file as it was and no partial copy beside it
+    expect(() => writeFileDurably(file, 42 as unknown as string)).toThrow();
+    expect(fs.readFileSync(file, "utf8")).toBe("two");
+    expect(fs.readdirSync(dir).filter((f) => f.includes(".tmp-"))).toEqual([]);
   });
 
   it("derives a reproducible key from a seed", async () => {

@@ -48,10 +48,47 @@ export function openSeeds(file: EncryptedFile, password: string): string[] {
     const decipher = createDecipheriv("aes-256-gcm", deriveKey(password, Buffer.from(e.salt, "base64"), e), Buffer.from(e.iv, "base64"));
     decipher.setAuthTag(Buffer.from(e.tag, "base64"));
     const text = Buffer.concat([decipher.update(Buffer.from(e.data, "base64")), decipher.final()]).toString("utf8");
-    return JSON.parse(text) as string[];
+    const seeds: unknown = JSON.parse(text);
+    if (isSeedList(seeds)) return seeds;
   } catch {
-    throw new AnchordError(ErrorCode.INVALID_FIELD, "cannot decrypt the wallet: wrong password or damaged file");
+    // below
   }
+  throw new AnchordError(ErrorCode.INVALID_FIELD, "cannot decrypt the wallet: wrong password or damaged file");
+}
+
+const isSeedList = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * The wallet file's content if it has one of the two shapes this node writes, else INVALID_FIELD
+ * naming what is wrong. Anything else is refused, never read as an empty wallet: a start with
+ * `--wallet-seed` would then have rewritten the file with the new seed alone, and the seeds it
+ * held were gone.
+ */
+function parseWalletFile(path: string, text: string): PlainFile | EncryptedFile {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new AnchordError(ErrorCode.INVALID_FIELD, `wallet file ${path} is not valid JSON`);
+  }
+  const refuse = (what: string): never => {
+    throw new AnchordError(ErrorCode.INVALID_FIELD, `wallet file ${path} is not an anchord wallet (${what}); it was left as it is: restore it from a backup, or move it away to start with a new one`);
+  };
+  if (!isObject(parsed)) return refuse("not a JSON object");
+  if (parsed["version"] !== 1) return refuse(`version ${JSON.stringify(parsed["version"])}, this node reads version 1`);
+  if ("encrypted" in parsed) {
+    const e = parsed["encrypted"];
+    const text = ["kdf", "salt", "iv", "tag", "data"] as const;
+    const ints = ["N", "r", "p"] as const;
+    if (!isObject(e) || e["kdf"] !== "scrypt" || !text.every((k) => typeof e[k] === "string") || !ints.every((k) => Number.isSafeInteger(e[k]) && (e[k] as number) > 0)) {
+      return refuse("its encrypted part lacks a field");
+    }
+    return parsed as unknown as EncryptedFile;
+  }
+  if (!isSeedList(parsed["seeds"])) return refuse("seeds is not a list of seed phrases");
+  return parsed as unknown as PlainFile;
 }
 
 export class Wallet {
@@ -123,18 +160,13 @@ export function loadWallet(dataDir: string, chainId: number, opts: { extraSeeds?
   let seeds: string[] = [];
   let wasEncrypted = false;
   if (existsSync(path)) {
-    let parsed: PlainFile | EncryptedFile;
-    try {
-      parsed = JSON.parse(readFileSync(path, "utf8")) as PlainFile | EncryptedFile;
-    } catch {
-      throw new AnchordError(ErrorCode.INVALID_FIELD, `wallet file ${path} is not valid JSON`);
-    }
+    const parsed = parseWalletFile(path, readFileSync(path, "utf8"));
     if ("encrypted" in parsed) {
       wasEncrypted = true;
       if (!opts.password) throw new AnchordError(ErrorCode.INVALID_FIELD, `wallet file ${path} is encrypted: give its password (--wallet-password or ANCHORD_WALLET_PASSWORD)`);
       seeds = openSeeds(parsed, opts.password);
     } else {
-      seeds = Array.isArray(parsed.seeds) ? parsed.seeds.filter((s) => typeof s === "string") : [];
+      seeds = [...parsed.seeds];
     }
   }
   const before = seeds.length;

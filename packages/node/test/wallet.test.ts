@@ -54,5 +54,32 @@ describe("wallet", () => {
     expect(existsSync(stray)).toBe(false);
     expect(existsSync(join(dir, "unrelated.tmp-1"))).toBe(true);
     for (const name of readdirSync(dir)) if (name !== "unrelated.tmp-1") expect(readFileSync(join(dir, name), "utf8")).not.toContain(a.seed);
+    // one with this process's own pid too: a node with the same pid at every start (PID 1 in a
+    // container) kept an earlier crash's copy for good
+    const own = join(dir, `${WALLET_FILE}.tmp-${process.pid}`);
+    writeFileSync(own, JSON.stringify({ version: 1, seeds: [a.seed] }), { mode: 0o600 });
+    loadWallet(dir, CHAIN, { password: "pw" });
+    expect(existsSync(own)).toBe(false);
+  });
+
+  it("refuses a file that is not a wallet of this version and leaves it as it is, even when given a seed to add", () => {
+    const a = acct("kept seed");
+    const b = acct("new seed");
+    const damaged: [string, RegExp][] = [
+      ["null", /not a JSON object/],
+      ["[]", /not a JSON object/],
+      [JSON.stringify({ version: 1, sedes: [a.seed] }), /seeds is not a list/],
+      [JSON.stringify({ version: 1, seeds: [a.seed, 7] }), /seeds is not a list/],
+      [JSON.stringify({ version: 2, seeds: [a.seed] }), /version 2, this node reads version 1/],
+      [JSON.stringify({ seeds: [a.seed] }), /version undefined/],
+      [JSON.stringify({ version: 1, encrypted: { kdf: "scrypt", N: 32768, r: 8, p: 1, salt: "", iv: "" } }), /encrypted part lacks a field/],
+    ];
+    for (const [text, why] of damaged) {
+      const dir = tempDir();
+      writeFileSync(join(dir, WALLET_FILE), text, { mode: 0o600 });
+      expect(() => loadWallet(dir, CHAIN, { extraSeeds: [b.seed] }), text).toThrow(why);
+      // before: read as an empty wallet, then rewritten with the new seed alone
+      expect(readFileSync(join(dir, WALLET_FILE), "utf8")).toBe(text);
+    }
   });
 });
