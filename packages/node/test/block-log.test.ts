@@ -25,7 +25,7 @@ interface Line {
 describe("Block applied lines", () => {
   it("are debug for old blocks fetched by sync, info for recent ones and for gossip", async () => {
     const genesis = { ...genesisFor([[gen, 1_000_000n]]), timestamp: Date.now() - 3_600_000 };
-    const options = { genesis, api: false, p2p: false, generate: false, walletSeeds: [] } as const;
+    const options = { genesis, api: false as const, p2p: false as const, generate: false, walletSeeds: [] as string[] };
     const source = await Node.start({ ...options, dataDir: join(tempDir(), "a") }, silentLogger());
     const lines: Line[] = [];
     const logger = createLogger({ level: "debug", destination: { write: (line: string) => void lines.push(JSON.parse(line) as Line) } });

@@ -32,6 +32,7 @@ import { decodeAnchorLocation, decodeLease, decodeTxLocation, readU32, u32 } fro
 import { expiredUndoHeight, planBlock, planRollback, type LedgerMemory } from "./commit.js";
 import { openDb, storageError, type BatchOp, type Db } from "./db.js";
 import { decodeStoredHeader, loadHeaders, loadMemory, type StoredHeader } from "./load.js";
+import { checkLoadedHeaders, checkLoadedState, genesisSupply } from "./loadCheck.js";
 import { ActiveLeases, type AccountRecord } from "./memory.js";
 import { createOverlay, type Overlay } from "./overlay.js";
 import { prefetch, type BlockLookups } from "./prefetch.js";
@@ -181,6 +182,13 @@ export class Ledger {
       const ledger = new Ledger(db, genesis, config);
       const storedGenesis = await db.get(metaKey(META_GENESIS));
       if (storedGenesis === undefined) {
+        // a new ledger only in an empty database: not in another program's LevelDB, nor over an
+        // anchord ledger that lost its genesis record (whose blocks a new genesis would mix with)
+        const it = db.iterator({ limit: 1 });
+        const any = await it.nextv(1).finally(() => it.close());
+        if (any.length > 0) {
+          throw new AnchordError(ErrorCode.STORAGE, `${join(opts.dataDir, "ledger")} holds a LevelDB database that is not an anchord ledger, or one whose genesis record is lost: give the node another --data-dir, or empty that one`, { dataDir: opts.dataDir });
+        }
         await ledger.writeGenesis(genesis);
         return ledger;
       }
@@ -200,14 +208,14 @@ export class Ledger {
           ErrorCode.STORAGE,
           found !== undefined && found < STORAGE_FORMAT
             ? `data dir ${opts.dataDir} holds a chain in storage format ${found} (written by an older anchord: older blocks or indexes); this anchord reads format ${STORAGE_FORMAT} only: empty the data dir and let the node sync again (a devnet: start it without --keep)`
-            : `data dir ${opts.dataDir} has an unknown storage format ${found ?? "(none)"}; this anchord reads format ${STORAGE_FORMAT}`,
+            : `data dir ${opts.dataDir} has an unknown storage format ${found ?? "(none)"} (a newer anchord's, if it is above ${STORAGE_FORMAT}); this anchord reads format ${STORAGE_FORMAT}`,
           { dataDir: opts.dataDir, format: found ?? null, expected: STORAGE_FORMAT },
         );
       }
       if (!equalBytes(storedGenesis, genesis.idBytes)) throw anotherNetwork();
       const tip = await db.get(metaKey(META_TIP));
       if (tip === undefined) throw new AnchordError(ErrorCode.STORAGE, `data dir ${opts.dataDir} has no chain tip`);
-      await ledger.load(readU32(tip));
+      await ledger.load(readU32(tip), genesisSupply(genesis));
       return ledger;
     } catch (e) {
       await db.close().catch(() => undefined);
@@ -240,13 +248,21 @@ export class Ledger {
     return STORAGE_FORMAT;
   }
 
-  private async load(tip: number): Promise<void> {
+  private async load(tip: number, supply: bigint): Promise<void> {
     await loadMemory(this.db, this.memory);
+    checkLoadedState(this.memory, supply);
     const final = await this.db.get(metaKey(META_FINAL));
     this.finalStored = final !== undefined;
     this.finalMark = Math.max(final === undefined ? 0 : readU32(final), tip - this.config.maxRollback);
     const from = Math.max(1, tip - HEADER_CACHE + 1);
     const headers = await loadHeaders(this.db, from, tip);
+    checkLoadedHeaders(headers, from);
+    // the tip record names the last block: it is indexed at that height, and nothing is stored above it
+    const tipHeader = headers.at(-1)!.header;
+    const indexed = await this.db.get(key(Bucket.BLOCK_ID, tipHeader.idBytes));
+    if (indexed === undefined || readU32(indexed) !== tip || (await this.db.get(heightKey(Bucket.HEADER, tip + 1))) !== undefined) {
+      throw new AnchordError(ErrorCode.STORAGE, `corrupt data dir: the ledger's tip record (height ${tip}) does not name its last block; empty the node's chain directory (<data-dir>/ledger) and let it sync again`);
+    }
     headers.forEach((h, i) => this.remember(from + i, h));
     // a fork switch that did not finish (the process stopped) kept undo records out of retention
     // (`keepUndo`): nothing else would delete them
