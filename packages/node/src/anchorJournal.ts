@@ -15,9 +15,12 @@
 import { ClassicLevel } from "classic-level";
 import { base58Decode, base58Encode } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
+import { checkStoreFormat } from "./storeFormat.js";
 
 const TX = 0x54; // "T"
 const FOREIGN = 0x46; // "F"
+/** The layout above (storeFormat.ts); the format record's key starts with neither prefix. */
+const JOURNAL_FORMAT = 1;
 
 function key(prefix: number, body: Uint8Array): Uint8Array {
   const k = new Uint8Array(1 + body.length);
@@ -89,6 +92,12 @@ export class AnchorJournal {
   static async open(dir: string): Promise<AnchorJournal> {
     const db = new ClassicLevel<Uint8Array, Uint8Array>(dir, { keyEncoding: "view", valueEncoding: "view" });
     await db.open();
+    try {
+      await checkStoreFormat(db, "anchor journal", dir, JOURNAL_FORMAT);
+    } catch (e) {
+      await db.close().catch(() => undefined);
+      throw e;
+    }
     const journal = new AnchorJournal(db);
     for await (const [k, v] of db.iterator()) {
       if (k[0] === TX) journal.own.set(base58Encode(k.subarray(1)), undefined);

@@ -9,6 +9,10 @@
 import { ClassicLevel } from "classic-level";
 import { uint64BE } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
+import { checkStoreFormat } from "./storeFormat.js";
+
+/** The layout above (storeFormat.ts); its format record's key is neither an entry's nor a mark's. */
+const POOL_FORMAT = 1;
 
 /** `put` an entry, mark it `local`, or `del` it (and its mark, when it is `local`). */
 export type StoreOp = { type: "put"; seq: bigint; value: Uint8Array } | { type: "local"; seq: bigint } | { type: "del"; seq: bigint; local?: boolean };
@@ -61,6 +65,12 @@ export class PoolStore {
     } catch (e) {
       const cause = (e as { cause?: { code?: string } }).cause;
       if (cause?.code === "LEVEL_LOCKED") throw new AnchordError(ErrorCode.DB_LOCKED, `pool at ${dir} is in use by another anchord process`);
+      throw e;
+    }
+    try {
+      await checkStoreFormat(db, "transaction pool", dir, POOL_FORMAT);
+    } catch (e) {
+      await db.close().catch(() => undefined);
       throw e;
     }
     return new PoolStore(db);
