@@ -234,6 +234,8 @@ export interface ApiBackend {
 
   // blocks & node
   height(): number;
+  /** The ledger's final mark (Ledger.finalHeight): what `depthOf` calls final, with the tip. */
+  finalHeight(): number;
   /**
    * A key of the confirmed state (balances, generating balances, leases): it changes with every
    * block applied or rolled back, also when a rollback and a failed fork switch return to the same

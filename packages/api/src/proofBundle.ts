@@ -1,6 +1,6 @@
 /** Proof bundles (docs/proofs.md): the JSON a user keeps and @anchord/verify checks offline. */
 import { addressFromPublicKey, base58Encode, toHex } from "@anchord/crypto";
-import { confirmationsOf, encodeBlockHeaderWithSignature, isFinalHeight, type NetworkConfig } from "@anchord/protocol";
+import { depthOf, encodeBlockHeaderWithSignature, type NetworkConfig } from "@anchord/protocol";
 import { MERKLE_HASH, PROOF_TYPE, PROOF_VERSION, toBase64, type ProofBundle } from "@anchord/verify";
 import type { AnchorProof } from "./backend.js";
 import { chainpointRecord } from "./chainpoint.js";
@@ -10,12 +10,14 @@ export interface BundleContext {
   readonly genesisBlockId: string;
   /** Height of the chain when the bundle is issued. */
   readonly tip: number;
+  /** The ledger's final mark then (depthOf). */
+  readonly finalHeight: number;
   readonly now: number;
 }
 
 export function proofBundle(hash: Uint8Array, p: AnchorProof, ctx: BundleContext): ProofBundle {
   const { config } = ctx;
-  const confirmations = confirmationsOf(p.height, ctx.tip);
+  const { confirmations, final } = depthOf(p.height, ctx.tip, ctx.finalHeight, config);
   const record = chainpointRecord(hash, { txId: p.txId, height: p.height, position: p.position }, config.name);
   return {
     type: PROOF_TYPE,
@@ -35,7 +37,7 @@ export function proofBundle(hash: Uint8Array, p: AnchorProof, ctx: BundleContext
       header: toBase64(encodeBlockHeaderWithSignature(p.header)),
     },
     confirmations,
-    final: isFinalHeight(p.height, ctx.tip, config),
+    final,
     issuedAt: ctx.now,
   };
 }

@@ -357,6 +357,10 @@ export class MemoryBackend implements ApiBackend {
   height(): number {
     return this.blocks.length;
   }
+  /** A settled chain's: nothing is switched here. */
+  finalHeight(): number {
+    return Math.max(0, this.blocks.length - this.config.maxRollback);
+  }
   stateKey(): string {
     return this.blocks[this.blocks.length - 1]!.id;
   }

@@ -32,7 +32,7 @@ function bundleFor(hash: Uint8Array, tip = 4): { bundle: ProofBundle; genesisId:
   const bundle = proofBundle(
     hash,
     { txId: tx.id, txBytes: encoded[0]!, anchorIndex: 0, height: 2, position: 0, treeSize: 1, path: transactionAuditPath(encoded, 0), header: block },
-    { config: CONFIG, genesisBlockId: genesis.id, tip, now: T0 + 200_000 },
+    { config: CONFIG, genesisBlockId: genesis.id, tip, finalHeight: tip - CONFIG.maxRollback, now: T0 + 200_000 },
   );
   return { bundle, genesisId: genesis.id, blockId: block.id };
 }

@@ -17,7 +17,7 @@
  * concurrent writes into one fsync). When idle a request waits ~lingerMs.
  */
 import { toHex } from "@anchord/crypto";
-import { AnchordError, ErrorCode, MAX_ANCHORS, TxType, createTx, isFinalHeight, minFee, signTx, type AnchorTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, MAX_ANCHORS, TxType, createTx, depthOf, minFee, signTx, type AnchorTx } from "@anchord/protocol";
 import type { AnchorStatus } from "@anchord/api";
 import type { AnchorLocation, Ledger } from "@anchord/state";
 import type { AnchorJournal, SeenInBlock } from "./anchorJournal.js";
@@ -90,7 +90,7 @@ export class AnchorBatcher {
   }
 
   private isFinal(height: number): boolean {
-    return isFinalHeight(height, this.ledger.height, this.ledger.config);
+    return depthOf(height, this.ledger.height, this.ledger.finalHeight, this.ledger.config).final;
   }
 
   /**

@@ -243,6 +243,10 @@ export class NodeBackend implements ApiBackend {
     return this.node.ledger.height;
   }
 
+  finalHeight(): number {
+    return this.node.ledger.finalHeight;
+  }
+
   stateKey(): string {
     // the ledger's count of changes: a tip left and reached again (a failed fork switch) is another
     // key; its text made once per change, not per request (every balance read asks)

@@ -98,6 +98,21 @@ export function isFinalHeight(height: number, tip: number, config: Pick<NetworkC
 }
 
 /**
+ * What a node may say about the depth of its block at `height`. `finalHeight` is the ledger's
+ * final mark (Ledger.finalHeight: the highest height final on a settled chain, which no rollback
+ * goes below). The tip alone is not enough: while a fork switch applies a fork, the tip is the
+ * fork's, and the switch can still fail and roll all of it back; a block final by that tip was
+ * called final, and an acknowledgement answered so was never journaled (docs/consensus.md). Final
+ * needs both; while not final, confirmations are capped at `maxRollback`, so that final ⇔
+ * confirmations > maxRollback, as a proof bundle's checker requires.
+ */
+export function depthOf(height: number, tip: number, finalHeight: number, config: Pick<NetworkConfig, "maxRollback">): { confirmations: number; final: boolean } {
+  const counted = confirmationsOf(height, tip);
+  const final = counted > config.maxRollback && height <= finalHeight;
+  return { confirmations: final ? counted : Math.min(counted, config.maxRollback), final };
+}
+
+/**
  * The n of a "minimum balance over the last n blocks" read (n = 0 and 1: the current balance),
  * held to the generating-balance window: that is the depth of balance history a node keeps
  * (docs/storage.md §3), so a deeper n is refused rather than answered with the window's minimum.

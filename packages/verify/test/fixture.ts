@@ -37,7 +37,7 @@ export function validFixture(blockTimestamp = T0 + 60_000): Fixture {
   const bundle = proofBundle(
     HASH,
     { txId: txs[1]!.id, txBytes: encoded[1]!, anchorIndex: 1, height: 2, position: 1, treeSize: 3, path: transactionAuditPath(encoded, 1), header: block },
-    { config: CONFIG, genesisBlockId: genesis.id, tip: 4, now: T0 + 200_000 },
+    { config: CONFIG, genesisBlockId: genesis.id, tip: 4, finalHeight: 4 - CONFIG.maxRollback, now: T0 + 200_000 },
   );
   return { bundle, genesisId: genesis.id };
 }

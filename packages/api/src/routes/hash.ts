@@ -1,5 +1,5 @@
 /** Anchoring and verifying hashes: chainpoint records (interface §4.1–4.3, PROTOCOL.md §6). */
-import { AnchordError, ErrorCode, confirmationsOf, isFinalHeight, type JsonValue } from "@anchord/protocol";
+import { AnchordError, ErrorCode, depthOf, type JsonValue } from "@anchord/protocol";
 import { toHex } from "@anchord/crypto";
 import { chainpointRecord } from "../chainpoint.js";
 import { proofBundle } from "../proofBundle.js";
@@ -64,7 +64,7 @@ function verifyHash({ backend, params }: RouteContext, encoding: HashEncoding): 
 async function hashProof({ backend }: RouteContext, hash: Uint8Array): Promise<Reply> {
   const proof = await backend.anchorProof(hash);
   if (proof === undefined) return json({ chainpoint: null }, 404);
-  return json(proofBundle(hash, proof, { config: backend.config, genesisBlockId: backend.genesisBlockId(), tip: backend.height(), now: Date.now() }) as unknown as JsonValue);
+  return json(proofBundle(hash, proof, { config: backend.config, genesisBlockId: backend.genesisBlockId(), tip: backend.height(), finalHeight: backend.finalHeight(), now: Date.now() }) as unknown as JsonValue);
 }
 
 /**
@@ -80,14 +80,8 @@ async function hashStatus({ backend }: RouteContext, hash: Uint8Array): Promise<
     return json({ ...base, status: "pending", reanchoring: true, ...(ack.error ? { error: ack.error } : {}) });
   }
   if (status.height === undefined) return json({ ...base, status: "pending", sourceId: status.txId });
-  const tip = backend.height();
-  return json({
-    ...base,
-    status: isFinalHeight(status.height, tip, backend.config) ? "final" : "confirmed",
-    sourceId: status.txId,
-    height: status.height,
-    confirmations: confirmationsOf(status.height, tip),
-  });
+  const { confirmations, final } = depthOf(status.height, backend.height(), backend.finalHeight(), backend.config);
+  return json({ ...base, status: final ? "final" : "confirmed", sourceId: status.txId, height: status.height, confirmations });
 }
 
 const hashParam = (encoding: string): ParamDoc => ({
