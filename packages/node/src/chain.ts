@@ -168,6 +168,11 @@ export class Chain {
   switchFork(common: number, fork: readonly Block[], source: BlockSource = "sync"): Promise<boolean> {
     return this.mutex.run(async () => {
       const ledger = this.ledger;
+      // named by a peer's answer to an earlier question: our chain may have gone down since (a
+      // switch to a shorter, heavier fork)
+      if (!Number.isSafeInteger(common) || common < 1 || common > ledger.height) {
+        throw new AnchordError(ErrorCode.BLOCK_UNKNOWN_PARENT, `fork point ${common} is not a block of this chain (its height is ${ledger.height})`);
+      }
       // The blocks a fork shares with our chain are not the fork: the common block moves up past
       // them. Else a peer could name a deep common block, serve our own blocks after it and then
       // one that no stake made, and have us roll back and re-apply ours before the first block

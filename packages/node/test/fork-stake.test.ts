@@ -67,6 +67,13 @@ describe("a fork of one staker's block and blocks without stake", () => {
       expect(ledger.rollbackEpoch).toBe(epoch);
       expect(ledger.version).toBe(version);
       expect(ledger.height).toBe(41);
+      // a fork point above our tip (a peer's answer from before our chain went down): refused as
+      // such, not a TypeError from the score of a height we do not have
+      const above = await node.chain.switchFork(ledger.height + 3, fork, "sync").then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isAnchordError(above) ? above.code : String(above)).toBe("BLOCK_UNKNOWN_PARENT");
     } finally {
       await node.stop();
     }
