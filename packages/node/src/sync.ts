@@ -390,7 +390,7 @@ export class Synchronizer {
         let bytes = 0;
         let at = this.attachmentAt(common);
         while (at.parent.height < status.height && forkScore <= ledger.score && fork.length < MAX_FORK_BLOCKS && bytes < MAX_FORK_BYTES) {
-          const { blocks: served, size } = await this.fetchSized(peerId, at.parent.height + 1, SYNC_BATCH);
+          const { blocks: served, size } = await this.fetchSized(peerId, at.parent.height + 1, Math.min(SYNC_BATCH, MAX_FORK_BLOCKS - fork.length));
           const blocks = this.checkBatch(served, at);
           if (blocks === undefined) return false; // our chain moved: next round
           if (blocks.length === 0) break;
