@@ -316,6 +316,29 @@ describe("genesis", () => {
     expect(wrongChain.code).not.toBe(0);
     expect(wrongChain.stderr).toContain("chain T");
   });
+
+  it("writes nothing a node would refuse: a chain id, name, amount or time outside the genesis rules is a usage error (exit 2)", async () => {
+    const dir = tmp();
+    const out = join(dir, "genesis.json");
+    const acct = `${ACCOUNTS[0]!.address}=${String(ACCOUNTS[0]!.balance)}`;
+    const cases: [string[], string][] = [
+      [["--chain-id", "_"], "--chain-id must be one ASCII letter or digit"],
+      [["--name", "bad name!"], '"name" must be'],
+      [["--balance", `${ACCOUNTS[11]!.address}=0`], "balances[1].amount"],
+      [["--balance", `${ACCOUNTS[11]!.address}=${2n ** 64n}`], "balances[1].amount"],
+      [["--timestamp", "soon"], "--timestamp must be an integer"],
+    ];
+    for (const [extra, message] of cases) {
+      const r = await run(["genesis", "--balance", acct, ...extra, "--out", out]);
+      expect(r.code, extra.join(" ")).toBe(2);
+      expect(r.stderr).toContain(message);
+      expect(existsSync(out)).toBe(false);
+    }
+    // keys: the same chain id rule (an address of chain '_' is one no node takes)
+    const keys = await run(["keys", "new", "--chain-id", "_"]);
+    expect(keys.code).toBe(2);
+    expect(keys.stderr).toContain("--chain-id must be one ASCII letter or digit");
+  });
 });
 
 describe("start", () => {

@@ -1,6 +1,7 @@
 /** Thin wrapper over node:util parseArgs with help text and clear errors. */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { closest, distance } from "fastest-levenshtein";
+import { parseChainId } from "@anchord/protocol";
 
 export type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -98,4 +99,14 @@ export function listOption(values: Record<string, unknown>, name: string): strin
     if (text.split(",").some((s) => s.trim() === "")) throw new UsageError(`--${name} '${text}' has an empty item between its commas`);
   }
   return items;
+}
+
+/** `--chain-id` (default D), held to the rule a genesis file is (parseChainId): one ASCII letter or digit. */
+export function chainIdOption(values: Record<string, unknown>): string {
+  const raw = (values["chain-id"] as string | undefined) ?? "D";
+  try {
+    return parseChainId(raw);
+  } catch {
+    throw new UsageError(`--chain-id must be one ASCII letter or digit (got '${raw}')`);
+  }
 }

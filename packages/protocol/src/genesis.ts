@@ -96,7 +96,8 @@ function parseFees(raw: unknown): FeeSchedule {
   return Object.freeze(fees as unknown as FeeSchedule);
 }
 
-function parseChainId(raw: unknown): string {
+/** A network's chain id: one ASCII letter or digit (it also names the gossip topics and the sync protocol). INVALID_FIELD otherwise. */
+export function parseChainId(raw: unknown): string {
   if (typeof raw !== "string" || raw.length !== 1) throw invalid(`"chainId" must be a single character, got ${describe(raw)}`);
   const c = raw.charCodeAt(0);
   // Letters and digits only: the chain id also names the gossip topics and the sync protocol.

@@ -384,7 +384,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   // devnet.json last: tools (and the tests) take its appearance as "the devnet is up and has said so".
   writeFileSync(
     join(root, "devnet.json"),
-    `${JSON.stringify({ chainId: "D", network: genesis.config.name, blockTimeMs, genesis: genesisPath, apiToken: token ? true : false, nodes }, null, 2)}\n`,
+    `${JSON.stringify({ chainId: genesis.config.chainId, network: genesis.config.name, blockTimeMs: genesis.config.averageBlockDelayMs, genesis: genesisPath, apiToken: token ? true : false, nodes }, null, 2)}\n`,
   );
 
   // A status line every 5 s: height, who forged the last blocks, peers and pool size of each node.

@@ -1,16 +1,16 @@
 /** `anchord genesis`: writes the genesis file of a new network. */
 import { writeFileSync } from "node:fs";
 import { isValidAddress, chainIdOf } from "@anchord/crypto";
-import { defaultNetworkConfig, genesisToJson, stringifyJson, type Genesis, type GenesisBalance } from "@anchord/protocol";
+import { defaultNetworkConfig, genesisFromJson, genesisToJson, isAnchordError, parseJson, stringifyJson, type Genesis, type GenesisBalance } from "@anchord/protocol";
 import { initialBaseTarget } from "@anchord/consensus";
-import { listOption, numberOption, parse, UsageError } from "../args.js";
+import { chainIdOption, intOption, listOption, numberOption, parse, UsageError } from "../args.js";
 
 const HELP = `Usage: anchord genesis --balance <address>=<amount> [...] [options]
 
 Writes a genesis file: the network's parameters, start time, initial base target and balances.
 
 Options:
-  --chain-id <c>        one character network id (default D)
+  --chain-id <c>        one ASCII letter or digit naming the network (default D)
   --name <name>         network name; chainpoint anchors are typed <name>DataTransaction (default Anchord)
   --block-time <s>      average block delay in seconds (default 3)
   --balance <a>=<n>     initial balance in base units (1 token = 10^8), repeatable
@@ -30,12 +30,19 @@ export function buildGenesis(args: {
 }): Genesis {
   const config = defaultNetworkConfig(args.chainId, args.name, args.blockTimeMs);
   const forging = args.balances.filter((b) => (args.generators ? args.generators.includes(b.address) : b.amount >= config.minGeneratingBalance)).map((b) => b.amount);
-  return {
+  const genesis: Genesis = {
     config,
     timestamp: args.timestamp ?? Date.now(),
     baseTarget: initialBaseTarget(forging, args.blockTimeMs),
     balances: args.balances,
   };
+  // held to the rules a node reads a genesis file with (a name, an amount or a total it would
+  // refuse): the file written is one the node starts from, or nothing is written
+  try {
+    return genesisFromJson(parseJson(stringifyJson(genesisToJson(genesis))));
+  } catch (e) {
+    throw isAnchordError(e) ? new UsageError(`the genesis would not be valid: ${e.message}`) : e;
+  }
 }
 
 export async function genesisCommand(argv: string[]): Promise<number> {
@@ -54,8 +61,7 @@ export async function genesisCommand(argv: string[]): Promise<number> {
   );
   if (!parsed) return 0;
   const v = parsed.values;
-  const chainId = (v["chain-id"] as string | undefined) ?? "D";
-  if (chainId.length !== 1) throw new UsageError("--chain-id must be one character");
+  const chainId = chainIdOption(v);
   const balances: GenesisBalance[] = listOption(v, "balance").map((item) => {
     const [address, amount] = item.split("=");
     if (!address || !amount || !/^\d+$/.test(amount) || !isValidAddress(address, chainIdOf(chainId))) {
@@ -70,7 +76,7 @@ export async function genesisCommand(argv: string[]): Promise<number> {
     blockTimeMs: Math.round(numberOption(v, "block-time", 3, 0.1, 3600) * 1000),
     balances,
     generators: v.generators ? listOption(v, "generators") : undefined,
-    timestamp: v.timestamp ? Number(v.timestamp) : undefined,
+    timestamp: v.timestamp ? intOption(v, "timestamp", 0, 0, Number.MAX_SAFE_INTEGER) : undefined,
   });
   const text = `${stringifyJson(genesisToJson(genesis), 2)}\n`;
   if (typeof v.out === "string") writeFileSync(v.out, text);

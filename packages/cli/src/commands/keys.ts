@@ -2,14 +2,14 @@
 import { generateMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english";
 import { addressFromPublicKey, base58Encode, chainIdOf, keyPairFromSeed } from "@anchord/crypto";
-import { parse, UsageError } from "../args.js";
+import { chainIdOption, parse, UsageError } from "../args.js";
 
 const HELP = `Usage:
   anchord keys new  [--chain-id <c>]          create a new 15-word seed phrase
   anchord keys show --seed <seed> [--chain-id <c>]   show the address and public key of a seed
 
 Options:
-  --chain-id <c>   one character network id (default D, the devnet; L mainnet-style, T testnet-style)
+  --chain-id <c>   one ASCII letter or digit naming the network (default D, the devnet; L mainnet-style, T testnet-style)
   --seed <seed>    seed phrase (or ANCHORD_WALLET_SEED)
   --json           print JSON
 `;
@@ -23,8 +23,7 @@ export async function keysCommand(argv: string[]): Promise<number> {
   const parsed = parse(argv, { "chain-id": { type: "string" }, seed: { type: "string" }, json: { type: "boolean" } }, HELP, 1);
   if (!parsed) return 0;
   const [sub] = parsed.positionals;
-  const chainId = (parsed.values["chain-id"] as string | undefined) ?? "D";
-  if (chainId.length !== 1) throw new UsageError("--chain-id must be one character");
+  const chainId = chainIdOption(parsed.values);
   let info;
   if (sub === "new") info = describeSeed(generateMnemonic(wordlist, 160), chainId);
   else if (sub === "show") {
