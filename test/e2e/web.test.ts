@@ -264,6 +264,23 @@ describe("the web page in a browser", () => {
     await shot("verify-tampered");
   });
 
+  it("verify: a proof file the page cannot take whole (a repeated field, an issue time past a date) is refused at the format step", async () => {
+    const proof = await get<Record<string, unknown>>(`/hash/${ANCHORED_HASH}/proof`);
+    const text = JSON.stringify(proof);
+    // a reader that keeps the first "hash" sees another hash than the one the verifier checks
+    const repeated = text.replace('"hash":"', `"hash":"${"00".repeat(32)}","hash":"`);
+    for (const [name, body, reason] of [
+      ["repeated.json", repeated, '"hash"'],
+      ["issued-far.json", JSON.stringify({ ...proof, issuedAt: 9_000_000_000_000_000 }), "issuedAt"],
+    ] as const) {
+      await page.goto(`${base}/#/verify`);
+      await dropFile("label.drop", name, Buffer.from(body));
+      await page.waitForSelector("#result[data-state=invalid]");
+      expect(await page.textContent("#failed-step"), name).toBe("format");
+      expect(await page.textContent("#failed-reason"), name).toContain(reason);
+    }
+  });
+
   it("lease: shown active on its page and canceled from it with the token", async () => {
     const sender = devnet.nodes[0]!.address;
     const recipient = devnet.accounts.find((x) => x.node === null)!.address;

@@ -71,6 +71,20 @@ function capture(): void {
   vi.spyOn(process.stderr, "write").mockImplementation((s) => ((out += String(s)), true));
 }
 
+/** A fake node answering `routes`' texts as they are (JSON.stringify would drop a repeated field). */
+async function fakeNodeText(routes: (key: string) => [number, string] | undefined): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const answer = routes(`${req.method} ${req.url}`) ?? [404, JSON.stringify({ error: 404, message: "not found" })];
+      res.writeHead(answer[0], { "content-type": "application/json" }).end(answer[1]);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
 async function node(routes: (key: string) => [number, unknown] | undefined): Promise<string> {
   const n = await fakeNode(routes);
   servers.push(n.server);
@@ -91,6 +105,22 @@ describe("anchord anchor", () => {
     capture();
     expect(await anchorCommand([file, "--node", url, "--wait"])).toBe(1);
     expect(out).toContain("not for");
+    expect(existsSync(`${file}.proof.json`)).toBe(false);
+  });
+
+  it("refuses a node's proof that names a field twice (a reader could take the other value), and writes no proof file", async () => {
+    const file = join(dir, "twice.txt");
+    writeFileSync(file, "a proof with a field twice\n");
+    const { bundle } = bundleFor(Buffer.from(sha256Hex(readFileSync(file)), "hex"));
+    const url = await fakeNodeText((key) => {
+      if (key === "POST /hash") return [200, JSON.stringify({ chainpoint: bundle.chainpoint })];
+      if (key.endsWith("/status")) return [200, JSON.stringify({ status: "confirmed" })];
+      if (key.endsWith("/proof")) return [200, JSON.stringify(bundle).replace('"hash":"', `"hash":"${"00".repeat(32)}","hash":"`)];
+      return undefined;
+    });
+    capture();
+    expect(await anchorCommand([file, "--node", url, "--wait"])).toBe(1);
+    expect(out).toContain('the field "hash" appears twice');
     expect(existsSync(`${file}.proof.json`)).toBe(false);
   });
 
@@ -192,6 +222,12 @@ describe("anchord verify", () => {
     capture();
     expect(await verifyCommand([file, "--proof", join(dir, "bad.json")])).toBe(1);
     expect(out).toContain("failed check: the block header matches the bundle");
+
+    // a proof file that names a field twice: the first "hash" is what a reader sees, JSON.parse keeps the second
+    writeFileSync(join(dir, "twice.json"), JSON.stringify(bundle).replace('"hash":"', `"hash":"${"00".repeat(32)}","hash":"`));
+    capture();
+    expect(await verifyCommand([file, "--proof", join(dir, "twice.json")])).toBe(1);
+    expect(out).toContain('INVALID: the field "hash" appears twice');
 
     writeFileSync(join(dir, "other.txt"), "another document\n");
     capture();

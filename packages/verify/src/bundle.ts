@@ -28,6 +28,7 @@ import {
   readSignedTx,
   type KeyType,
 } from "./formats.js";
+import { jsonAmbiguity } from "./json.js";
 import { leafHash, rootFromAuditPath } from "./merkle.js";
 
 export const PROOF_TYPE = "anchordProof";
@@ -390,7 +391,10 @@ function utf8Length(text: string): number {
   return n;
 }
 
-/** Parses bundle text (JSON) and verifies it. */
+/**
+ * Parses bundle text (JSON) and verifies it: what every verifier that holds the text calls (the
+ * CLI, the web page), so that all of them refuse what JSON.parse alone would take (a repeated field).
+ */
 export function verifyProofText(text: string): VerifyResult {
   // every UTF-16 unit takes at least one UTF-8 byte: a text longer in units is too long in bytes, uncounted
   if (text.length > MAX_PROOF_BYTES || utf8Length(text) > MAX_PROOF_BYTES) return { valid: false, failedStep: "format", error: `the proof is larger than ${MAX_PROOF_BYTES} bytes: not a proof bundle`, passed: [] };
@@ -400,5 +404,8 @@ export function verifyProofText(text: string): VerifyResult {
   } catch {
     return { valid: false, failedStep: "format", error: "the proof is not JSON", passed: [] };
   }
+  // after JSON.parse: the scan then only ever sees valid JSON
+  const ambiguity = jsonAmbiguity(text);
+  if (ambiguity !== undefined) return { valid: false, failedStep: "format", error: ambiguity, passed: [] };
   return verifyProofBundle(parsed);
 }

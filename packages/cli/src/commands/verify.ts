@@ -240,7 +240,10 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   }
   const nodes: NodeCheck[] = [];
   if (result.valid) {
-    const b = JSON.parse(input.proofText) as Bundleish;
+    // what the verifier read, not the text parsed again
+    const f = result.facts!;
+    const s = result.stated!;
+    const b: Bundleish = { hash: f.hash, block: { height: f.height, id: f.blockId }, network: { name: f.network, chainId: f.chainId, genesisBlockId: s.genesisBlockId, maxRollback: s.maxRollback } };
     for (const n of input.nodes) nodes.push(await checkAgainstNode(n, b));
   }
   const valid = result.valid && nodes.every((n) => n.ok);

@@ -3,7 +3,7 @@
  * bundle from the node and checks it here with @anchord/verify, not by trusting the node's word.
  * A proof file (JSON) dropped here is checked with no node at all.
  */
-import { MAX_PROOF_BYTES, STATED_FIELDS, STEP_TITLES, VERIFY_STEPS, verifyProofBundle, type ProofBundle, type VerifyResult } from "@anchord/verify";
+import { MAX_PROOF_BYTES, STATED_FIELDS, STEP_TITLES, VERIFY_STEPS, verifyProofText, type VerifyResult } from "@anchord/verify";
 import { announce, api, ApiError, blockLink, count, download, fields, group, h, HEX64, nodeStatus, replace, sha256File, time, txLink } from "../lib.js";
 
 /** A labelled file input that also takes a dropped file; keyboard users open the file chooser. */
@@ -51,9 +51,9 @@ interface Live {
 }
 
 /** The result of checking a bundle: facts, each step, the failed one, and a download button. */
-export function proofView(result: VerifyResult, bundle: unknown, text: string, source: "node" | "file", live?: Live): HTMLElement {
-  const b = bundle as Partial<ProofBundle> | null;
+export function proofView(result: VerifyResult, text: string, source: "node" | "file", live?: Live): HTMLElement {
   const f = result.facts;
+  const stated = result.stated;
   const steps = h(
     "ol",
     { class: "steps", "aria-label": "Checks" },
@@ -62,16 +62,16 @@ export function proofView(result: VerifyResult, bundle: unknown, text: string, s
       return h("li", { class: state === "passed" ? "" : state, "data-step": s }, `${STEP_TITLES[s]} — ${state === "passed" ? "passed" : state === "failed" ? "FAILED" : "not checked"}`);
     }),
   );
-  const hash = f?.hash ?? (typeof b?.hash === "string" ? b.hash : "proof");
+  const hash = f?.hash ?? "proof";
   const dl = h("button", { type: "button", class: "secondary", id: "download-proof" }, "Download the proof");
   dl.addEventListener("click", () => download(`anchord-proof-${hash.slice(0, 16)}.json`, text));
   let confirmations: Node | string = "—";
   if (f) {
     if (live) {
       const c = live.tip - f.height + 1;
-      const maxRollback = b?.network?.maxRollback ?? 0;
+      const maxRollback = stated?.maxRollback ?? 0;
       confirmations = c > maxRollback ? h("span", { id: "result-final" }, `final (${count(c, "confirmation")})`) : `${count(c, "confirmation")} (final after ${group(maxRollback)})`;
-    } else confirmations = f.final ? `final (${count(f.confirmations, "confirmation")} when the proof was issued)` : `${count(f.confirmations, "confirmation")} when the proof was issued (${b?.issuedAt ? time(b.issuedAt) : "?"})`;
+    } else confirmations = f.final ? `final (${count(f.confirmations, "confirmation")} when the proof was issued)` : `${count(f.confirmations, "confirmation")} when the proof was issued (${stated ? time(stated.issuedAt) : "?"})`;
   }
   return h(
     "section",
@@ -119,13 +119,14 @@ export async function checkHash(hexHash: string): Promise<{ view: HTMLElement; s
   } catch (e) {
     return { view: message("error", "The node did not answer", (e as Error).message), state: "error" };
   }
-  let bundle: ProofBundle;
+  let bundle: unknown;
   try {
-    bundle = JSON.parse(text) as ProofBundle;
+    bundle = JSON.parse(text);
   } catch {
     return { view: message("error", "The node's answer is not a proof", text.slice(0, 200)), state: "error" };
   }
-  const result = verifyProofBundle(bundle);
+  // checked as the text it is, as a proof file is: a field named twice is refused, not read one way
+  const result = verifyProofText(text);
   // a proof that holds, but of another hash (a node or a proxy answering the wrong question)
   if (result.facts && result.facts.hash.toLowerCase() !== hexHash.toLowerCase()) {
     return {
@@ -155,7 +156,7 @@ export async function checkHash(hexHash: string): Promise<{ view: HTMLElement; s
       live = undefined;
     }
   }
-  return { view: proofView(result, bundle, JSON.stringify(bundle, null, 2), "node", live), state: result.valid ? "valid" : "invalid" };
+  return { view: proofView(result, JSON.stringify(bundle, null, 2), "node", live), state: result.valid ? "valid" : "invalid" };
 }
 
 async function notInBlock(hexHash: string): Promise<{ view: HTMLElement; state: "unknown" | "pending" }> {
@@ -219,11 +220,11 @@ export function verifyPage(main: HTMLElement, arg: string): void {
   const onFile = async (f: File): Promise<void> => {
     const proof = await proofText(f);
     if (proof !== undefined) {
-      const bundle = JSON.parse(proof) as unknown;
-      const result = verifyProofBundle(bundle);
-      const view = proofView(result, bundle, proof, "file");
+      const result = verifyProofText(proof);
+      const view = proofView(result, proof, "file");
       const facts = result.facts;
-      if (facts) {
+      const stated = result.stated;
+      if (facts && stated) {
         // offline the block's place in the chain is the issuing node's word: this node can say
         const said = h("p", { id: "node-check", "aria-live": "polite" });
         const ask = h("button", { type: "button", class: "secondary" }, "Check the block against this node");
@@ -233,7 +234,7 @@ export function verifyPage(main: HTMLElement, arg: string): void {
             ([hdr, s]) =>
               replace(
                 said,
-                s.genesisBlockId !== undefined && s.genesisBlockId !== (bundle as ProofBundle).network.genesisBlockId
+                s.genesisBlockId !== undefined && s.genesisBlockId !== stated.genesisBlockId
                   ? h("span", { class: "bad" }, `This node is on another network (${s.network}, another genesis block): it cannot confirm this proof.`)
                   : hdr.id === facts.blockId && s.chainId === facts.chainId
                     ? h("span", { class: "ok" }, `This node's chain (${s.network}) has this block at height ${group(facts.height)}, ${count(s.blockchainHeight - facts.height + 1, "confirmation")}.`)
