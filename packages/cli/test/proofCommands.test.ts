@@ -301,6 +301,47 @@ describe("anchord verify", () => {
     expect(out).toMatch(/ok, .*: final/);
   });
 
+  it("--node: the depth is the node's, the bundle's own figures are labelled its issuer's, and a bundle claiming a deeper block is warned of", async () => {
+    const file = join(dir, "depth.txt");
+    writeFileSync(file, "how deep is it\n");
+    const { bundle, genesisId, blockId } = bundleFor(Buffer.from(sha256Hex(readFileSync(file)), "hex"));
+    // the node's tip is 4: block 2 has 3 confirmations there
+    const url = await node((key) => {
+      if (key === `GET /hash/${bundle.hash}/proof`) return [200, bundle];
+      if (key === "GET /blocks/headers/at/1") return [200, { id: genesisId, height: 1 }];
+      if (key === "GET /blocks/headers/at/2") return [200, { id: blockId, height: 2 }];
+      if (key === "GET /blocks/headers/last") return [200, { id: "x", height: 4 }];
+      return undefined;
+    });
+    // confirmations and final are not signed: whoever hands over the file can raise them
+    const raised = { ...bundle, confirmations: 5000, final: true };
+    writeFileSync(join(dir, "raised.json"), JSON.stringify(raised));
+    capture();
+    expect(await verifyCommand([file, "--proof", join(dir, "raised.json"), "--node", url])).toBe(0);
+    expect(out).toMatch(/^VALID: /);
+    expect(out).toContain(`  depth now     not final: 3 confirmations on ${url}, final once past its maximum rollback of 100\n`);
+    expect(out).toMatch(/\n {2}issuer said {3}final: 5000 confirmations when it issued the bundle \(.*\); unsigned, anyone can edit it\n/);
+    expect(out).toMatch(/\n {2}WARNING {7}the bundle claims 5000 confirmations \(final\), the node asked counts 3: its issuer overstated/);
+    expect(out).not.toContain("final         yes");
+    capture();
+    expect(await verifyCommand([file, "--proof", join(dir, "raised.json"), "--node", url, "--json"])).toBe(0);
+    const json = JSON.parse(out) as { warnings: string[]; nodes: { confirmations: number; final: boolean }[] };
+    expect(json.nodes[0]).toMatchObject({ confirmations: 3, final: false });
+    expect(json.warnings).toHaveLength(1);
+
+    // within a few blocks (a node a block behind the issuer, a short fork switch): no warning
+    writeFileSync(join(dir, "ahead.json"), JSON.stringify({ ...bundle, confirmations: 8 }));
+    capture();
+    expect(await verifyCommand([file, "--proof", join(dir, "ahead.json"), "--node", url])).toBe(0);
+    expect(out).not.toContain("WARNING");
+    // offline: the bundle's figures are labelled, and the depth is among what is unproven
+    capture();
+    expect(await verifyCommand([file, "--proof", join(dir, "raised.json")])).toBe(0);
+    expect(out).toContain("  issuer said   final: 5000 confirmations");
+    expect(out).not.toContain("depth now");
+    expect(out).toMatch(/unproven .*depth/);
+  });
+
   it("a hostile node: an endless answer is cut at 1 MiB, a redirect is not followed, its text cannot forge report lines", async () => {
     const file = join(dir, "hostile.txt");
     writeFileSync(file, "checked against a hostile node\n");
