@@ -264,6 +264,16 @@ describe("the web page in a browser", () => {
     await shot("verify-tampered");
   });
 
+  it("verify: a dropped proof file is said to be a proof, not a document, with its own SHA-256", async () => {
+    const proofFile = Buffer.from(JSON.stringify(await get(`/hash/${ANCHORED_HASH}/proof`)));
+    await page.goto(`${base}/#/verify`);
+    await dropFile("label.drop", "document.json", proofFile);
+    await page.waitForSelector("#result[data-state=valid]");
+    // a user who meant to verify this file as a document learns what it is, and its own hash
+    expect(await page.textContent("#verify-out")).toContain("is a proof bundle, not a document");
+    expect(await page.textContent("#file-hash")).toBe(createHash("sha256").update(proofFile).digest("hex"));
+  });
+
   it("verify: a proof file the page cannot take whole (a repeated field, an issue time past a date) is refused at the format step", async () => {
     const proof = await get<Record<string, unknown>>(`/hash/${ANCHORED_HASH}/proof`);
     const text = JSON.stringify(proof);

@@ -302,6 +302,22 @@ export function verifyPage(main: HTMLElement, arg: string): void {
     if (proof !== undefined) {
       const result = verifyProofText(proof);
       const view = proofView(result, proof, "file");
+      // whoever dropped "the document" and it was a proof file learns so, and the file's own hash
+      // (hashed here, like any file: nothing is sent)
+      const own = await sha256File(f);
+      view.prepend(
+        h(
+          "p",
+          { class: "muted" },
+          "File ",
+          h("strong", null, f.name),
+          " is a proof bundle, not a document: it is checked below as a proof. Its own SHA-256 is ",
+          h("code", { id: "file-hash" }, own),
+          " (",
+          h("a", { href: `#/verify/${own}` }, "verify the file itself as a document"),
+          ").",
+        ),
+      );
       const facts = result.facts;
       const stated = result.stated;
       if (facts && stated) {
