@@ -264,6 +264,95 @@ describe("the web page in a browser", () => {
     await shot("verify-tampered");
   });
 
+  it("verify: a dropped proof file is said to be a proof, not a document, with its own SHA-256", async () => {
+    const proofFile = Buffer.from(JSON.stringify(await get(`/hash/${ANCHORED_HASH}/proof`)));
+    await page.goto(`${base}/#/verify`);
+    await dropFile("label.drop", "document.json", proofFile);
+    await page.waitForSelector("#result[data-state=valid]");
+    // a user who meant to verify this file as a document learns what it is, and its own hash
+    expect(await page.textContent("#verify-out")).toContain("is a proof bundle, not a document");
+    expect(await page.textContent("#file-hash")).toBe(createHash("sha256").update(proofFile).digest("hex"));
+  });
+
+  it("verify: a proof file the page cannot take whole (a repeated field, an issue time past a date) is refused at the format step", async () => {
+    const proof = await get<Record<string, unknown>>(`/hash/${ANCHORED_HASH}/proof`);
+    const text = JSON.stringify(proof);
+    // a reader that keeps the first "hash" sees another hash than the one the verifier checks
+    const repeated = text.replace('"hash":"', `"hash":"${"00".repeat(32)}","hash":"`);
+    for (const [name, body, reason] of [
+      ["repeated.json", repeated, '"hash"'],
+      ["issued-far.json", JSON.stringify({ ...proof, issuedAt: 9_000_000_000_000_000 }), "issuedAt"],
+    ] as const) {
+      await page.goto(`${base}/#/verify`);
+      await dropFile("label.drop", name, Buffer.from(body));
+      await page.waitForSelector("#result[data-state=invalid]");
+      expect(await page.textContent("#failed-step"), name).toBe("format");
+      expect(await page.textContent("#failed-reason"), name).toContain(reason);
+    }
+  });
+
+  it("verify: 'verified' and the depth only when this node has the bundle's block at its height", async () => {
+    await page.goto(`${base}/#/`);
+    const at = `**/blocks/headers/at/${anchorHeight}`;
+    // this node's chain has another block at that height
+    await page.route(at, (route) => route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ id: "11111111111111111111111111111111", height: anchorHeight }) }));
+    try {
+      await page.goto(`${base}/#/verify/${ANCHORED_HASH}`);
+      await page.waitForSelector("#result[data-state=unconfirmed]");
+      expect(await page.textContent("#result-title")).toContain("different block at that height");
+      expect(await page.textContent("#result-confirmations")).toContain("when the proof was issued");
+      expect(await page.locator("#result-final").count()).toBe(0);
+    } finally {
+      await page.unroute(at);
+    }
+    // the node could not be asked (busy): nothing is compared, nothing is said verified
+    await page.goto(`${base}/#/`);
+    await page.route(at, (route) => route.fulfill({ status: 429, contentType: "application/json", body: JSON.stringify({ error: 0, message: "too many requests" }) }));
+    try {
+      await page.goto(`${base}/#/verify/${ANCHORED_HASH}`);
+      await page.waitForSelector("#result[data-state=unconfirmed]");
+      expect(await page.textContent("#result-title")).toContain("could not be compared with this node");
+      expect(await page.textContent("#result")).toContain("too many requests");
+    } finally {
+      await page.unroute(at);
+    }
+  });
+
+  it("verify: 'Check the block against this node' names another network by its chain id, and a busy node as busy", async () => {
+    const proof = Buffer.from(JSON.stringify(await get(`/hash/${ANCHORED_HASH}/proof`)));
+    const status = await get<{ chainId: string }>("/node/status");
+    const check = async (): Promise<string> => {
+      await page.goto(`${base}/#/verify`);
+      await dropFile("label.drop", "proof.json", proof);
+      await page.waitForSelector("#result[data-state=valid]");
+      await page.getByRole("button", { name: "Check the block against this node" }).click();
+      await expect.poll(() => page.textContent("#node-check")).not.toBe("");
+      return (await page.textContent("#node-check"))!;
+    };
+    // a node on the same genesis that says another chain id (the block there is the same)
+    await page.route("**/node/status", async (route) => {
+      const real = (await (await route.fetch()).json()) as Record<string, unknown>;
+      await route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ ...real, chainId: "Q" }) });
+    });
+    try {
+      const said = await check();
+      expect(said).toContain(`another network (chain id ${status.chainId}, this node's Q)`);
+      expect(said).not.toContain("different block");
+    } finally {
+      await page.unroute("**/node/status");
+    }
+    const at = `**/blocks/headers/at/${anchorHeight}`;
+    await page.route(at, (route) => route.fulfill({ status: 429, contentType: "application/json", body: JSON.stringify({ error: 0, message: "too many requests" }) }));
+    try {
+      const said = await check();
+      expect(said).toContain("Could not ask this node");
+      expect(said).toContain("too many requests");
+      expect(said).not.toContain("has no block");
+    } finally {
+      await page.unroute(at);
+    }
+  });
+
   it("lease: shown active on its page and canceled from it with the token", async () => {
     const sender = devnet.nodes[0]!.address;
     const recipient = devnet.accounts.find((x) => x.node === null)!.address;

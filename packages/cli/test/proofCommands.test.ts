@@ -71,6 +71,20 @@ function capture(): void {
   vi.spyOn(process.stderr, "write").mockImplementation((s) => ((out += String(s)), true));
 }
 
+/** A fake node answering `routes`' texts as they are (JSON.stringify would drop a repeated field). */
+async function fakeNodeText(routes: (key: string) => [number, string] | undefined): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const answer = routes(`${req.method} ${req.url}`) ?? [404, JSON.stringify({ error: 404, message: "not found" })];
+      res.writeHead(answer[0], { "content-type": "application/json" }).end(answer[1]);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
 async function node(routes: (key: string) => [number, unknown] | undefined): Promise<string> {
   const n = await fakeNode(routes);
   servers.push(n.server);
@@ -91,6 +105,22 @@ describe("anchord anchor", () => {
     capture();
     expect(await anchorCommand([file, "--node", url, "--wait"])).toBe(1);
     expect(out).toContain("not for");
+    expect(existsSync(`${file}.proof.json`)).toBe(false);
+  });
+
+  it("refuses a node's proof that names a field twice (a reader could take the other value), and writes no proof file", async () => {
+    const file = join(dir, "twice.txt");
+    writeFileSync(file, "a proof with a field twice\n");
+    const { bundle } = bundleFor(Buffer.from(sha256Hex(readFileSync(file)), "hex"));
+    const url = await fakeNodeText((key) => {
+      if (key === "POST /hash") return [200, JSON.stringify({ chainpoint: bundle.chainpoint })];
+      if (key.endsWith("/status")) return [200, JSON.stringify({ status: "confirmed" })];
+      if (key.endsWith("/proof")) return [200, JSON.stringify(bundle).replace('"hash":"', `"hash":"${"00".repeat(32)}","hash":"`)];
+      return undefined;
+    });
+    capture();
+    expect(await anchorCommand([file, "--node", url, "--wait"])).toBe(1);
+    expect(out).toContain('the field "hash" appears twice');
     expect(existsSync(`${file}.proof.json`)).toBe(false);
   });
 
@@ -193,6 +223,12 @@ describe("anchord verify", () => {
     expect(await verifyCommand([file, "--proof", join(dir, "bad.json")])).toBe(1);
     expect(out).toContain("failed check: the block header matches the bundle");
 
+    // a proof file that names a field twice: the first "hash" is what a reader sees, JSON.parse keeps the second
+    writeFileSync(join(dir, "twice.json"), JSON.stringify(bundle).replace('"hash":"', `"hash":"${"00".repeat(32)}","hash":"`));
+    capture();
+    expect(await verifyCommand([file, "--proof", join(dir, "twice.json")])).toBe(1);
+    expect(out).toContain('INVALID: the field "hash" appears twice');
+
     writeFileSync(join(dir, "other.txt"), "another document\n");
     capture();
     expect(await verifyCommand([join(dir, "other.txt"), "--proof", `${file}.proof.json`])).toBe(1);
@@ -263,6 +299,47 @@ describe("anchord verify", () => {
     capture();
     expect(await verifyCommand([file, "--node", await nodeWith(genesisId, blockId, 102)])).toBe(0);
     expect(out).toMatch(/ok, .*: final/);
+  });
+
+  it("--node: the depth is the node's, the bundle's own figures are labelled its issuer's, and a bundle claiming a deeper block is warned of", async () => {
+    const file = join(dir, "depth.txt");
+    writeFileSync(file, "how deep is it\n");
+    const { bundle, genesisId, blockId } = bundleFor(Buffer.from(sha256Hex(readFileSync(file)), "hex"));
+    // the node's tip is 4: block 2 has 3 confirmations there
+    const url = await node((key) => {
+      if (key === `GET /hash/${bundle.hash}/proof`) return [200, bundle];
+      if (key === "GET /blocks/headers/at/1") return [200, { id: genesisId, height: 1 }];
+      if (key === "GET /blocks/headers/at/2") return [200, { id: blockId, height: 2 }];
+      if (key === "GET /blocks/headers/last") return [200, { id: "x", height: 4 }];
+      return undefined;
+    });
+    // confirmations and final are not signed: whoever hands over the file can raise them
+    const raised = { ...bundle, confirmations: 5000, final: true };
+    writeFileSync(join(dir, "raised.json"), JSON.stringify(raised));
+    capture();
+    expect(await verifyCommand([file, "--proof", join(dir, "raised.json"), "--node", url])).toBe(0);
+    expect(out).toMatch(/^VALID: /);
+    expect(out).toContain(`  depth now     not final: 3 confirmations on ${url}, final once past its maximum rollback of 100\n`);
+    expect(out).toMatch(/\n {2}issuer said {3}final: 5000 confirmations when it issued the bundle \(.*\); unsigned, anyone can edit it\n/);
+    expect(out).toMatch(/\n {2}WARNING {7}the bundle claims 5000 confirmations \(final\), the node asked counts 3: its issuer overstated/);
+    expect(out).not.toContain("final         yes");
+    capture();
+    expect(await verifyCommand([file, "--proof", join(dir, "raised.json"), "--node", url, "--json"])).toBe(0);
+    const json = JSON.parse(out) as { warnings: string[]; nodes: { confirmations: number; final: boolean }[] };
+    expect(json.nodes[0]).toMatchObject({ confirmations: 3, final: false });
+    expect(json.warnings).toHaveLength(1);
+
+    // within a few blocks (a node a block behind the issuer, a short fork switch): no warning
+    writeFileSync(join(dir, "ahead.json"), JSON.stringify({ ...bundle, confirmations: 8 }));
+    capture();
+    expect(await verifyCommand([file, "--proof", join(dir, "ahead.json"), "--node", url])).toBe(0);
+    expect(out).not.toContain("WARNING");
+    // offline: the bundle's figures are labelled, and the depth is among what is unproven
+    capture();
+    expect(await verifyCommand([file, "--proof", join(dir, "raised.json")])).toBe(0);
+    expect(out).toContain("  issuer said   final: 5000 confirmations");
+    expect(out).not.toContain("depth now");
+    expect(out).toMatch(/unproven .*depth/);
   });
 
   it("a hostile node: an endless answer is cut at 1 MiB, a redirect is not followed, its text cannot forge report lines", async () => {

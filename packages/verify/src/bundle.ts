@@ -28,6 +28,7 @@ import {
   readSignedTx,
   type KeyType,
 } from "./formats.js";
+import { jsonAmbiguity } from "./json.js";
 import { leafHash, rootFromAuditPath } from "./merkle.js";
 
 export const PROOF_TYPE = "anchordProof";
@@ -233,12 +234,14 @@ function run(b: unknown): { passed: VerifyStep[]; facts: NonNullable<VerifyResul
   check("format", isCount(block.height) && block.height >= 1, "block.height must be a positive integer");
   const blockId = fromBase58(block.id, 32);
   check("format", blockId !== undefined, "block.id must be base58 of 32 bytes");
-  const headerBytes = fromBase64(block.header);
+  // bounded like every other field: a text longer than the header's encoding is refused by its length, not decoded
+  const headerBytes = fromBase64(block.header, BLOCK_HEADER_WITH_SIGNATURE_LENGTH);
   check("format", headerBytes !== undefined && headerBytes.length === BLOCK_HEADER_WITH_SIGNATURE_LENGTH, `block.header must be base64 of ${BLOCK_HEADER_WITH_SIGNATURE_LENGTH} bytes`);
   check("format", isCount(b["confirmations"]) && (b["confirmations"] as number) >= 1, "confirmations must be a positive integer");
   check("format", typeof b["final"] === "boolean", "final must be true or false");
   check("format", b["final"] === (b["confirmations"] as number) > network.maxRollback, "final must say whether confirmations exceed network.maxRollback");
-  check("format", isCount(b["issuedAt"]), "issuedAt must be a timestamp in ms");
+  // stated, but printed as a date: held to what a Date holds, as the header's timestamp is
+  check("format", isCount(b["issuedAt"]) && b["issuedAt"] <= MAX_DATE_MS, `issuedAt must be a date: 0 to ${MAX_DATE_MS} ms since 1970`);
   passed.push("format");
 
   // record: the chainpoint record says what the bundle says
@@ -335,31 +338,74 @@ export function verifyProofBundle(bundle: unknown): VerifyResult {
     const { passed: done, facts, stated } = run(bundle);
     return { valid: true, passed: done, facts, stated };
   } catch (e) {
-    if (e instanceof StepFailure) {
+    const failure = stepFailureOf(e);
+    if (failure) {
       for (const s of VERIFY_STEPS) {
-        if (s === e.step) break;
+        if (s === failure.step) break;
         passed.push(s);
       }
-      return { valid: false, failedStep: e.step, error: e.message, passed };
+      return { valid: false, failedStep: failure.step, error: failure.message, passed };
     }
-    return { valid: false, failedStep: "format", error: `the bundle cannot be read: ${(e as Error).message}`, passed };
+    return { valid: false, failedStep: "format", error: `the bundle cannot be read: ${reasonOf(e)}`, passed };
+  }
+}
+
+/** The step that failed, if `e` is one (instanceof itself throws on a Proxy whose trap throws). */
+function stepFailureOf(e: unknown): StepFailure | undefined {
+  try {
+    return e instanceof StepFailure ? e : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a thrown value says, whatever was thrown (null, a Proxy, an object whose getters throw). */
+function reasonOf(e: unknown): string {
+  try {
+    if (e instanceof Error && typeof e.message === "string") return e.message;
+    return `${typeof e === "object" && e !== null ? "an object" : String(e)} was thrown`;
+  } catch {
+    return "something unreadable was thrown";
   }
 }
 
 /**
- * The largest proof file a verifier reads (the CLI, the web page): a bundle is ~2–20 KB (an anchor
- * transaction of 100 anchors included); a larger file is refused before it is parsed.
+ * The largest proof file a verifier reads (the CLI, the web page), in UTF-8 bytes: a bundle is
+ * ~2–20 KB (an anchor transaction of 100 anchors included); a larger file is refused before it is
+ * parsed.
  */
 export const MAX_PROOF_BYTES = 1024 * 1024;
 
-/** Parses bundle text (JSON) and verifies it. */
+/** The UTF-8 length of a text (a lone surrogate counts as U+FFFD's 3 bytes, as TextEncoder writes it). */
+function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/**
+ * Parses bundle text (JSON) and verifies it: what every verifier that holds the text calls (the
+ * CLI, the web page), so that all of them refuse what JSON.parse alone would take (a repeated field).
+ */
 export function verifyProofText(text: string): VerifyResult {
-  if (text.length > MAX_PROOF_BYTES) return { valid: false, failedStep: "format", error: `the proof is larger than ${MAX_PROOF_BYTES} bytes: not a proof bundle`, passed: [] };
+  // every UTF-16 unit takes at least one UTF-8 byte: a text longer in units is too long in bytes, uncounted
+  if (text.length > MAX_PROOF_BYTES || utf8Length(text) > MAX_PROOF_BYTES) return { valid: false, failedStep: "format", error: `the proof is larger than ${MAX_PROOF_BYTES} bytes: not a proof bundle`, passed: [] };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     return { valid: false, failedStep: "format", error: "the proof is not JSON", passed: [] };
   }
+  // after JSON.parse: the scan then only ever sees valid JSON
+  const ambiguity = jsonAmbiguity(text);
+  if (ambiguity !== undefined) return { valid: false, failedStep: "format", error: ambiguity, passed: [] };
   return verifyProofBundle(parsed);
 }

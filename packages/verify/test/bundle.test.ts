@@ -5,7 +5,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { STATED_FIELDS, VERIFY_STEPS, fromBase58, fromBase64, fromHex, toBase64, toHex, verifyProofBundle, verifyProofText, type VerifyStep } from "../src/index.js";
-import { base58Encode, validFixture } from "./fixture.js";
+import { keyPairFromSeed } from "@anchord/crypto";
+import { createBlock, createTx, encodeTx, signTx, transactionAuditPath } from "@anchord/protocol";
+import { proofBundle } from "@anchord/api";
+import { base58Encode, CONFIG, validFixture } from "./fixture.js";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 interface Mutation {
@@ -140,6 +143,22 @@ describe("verifyProofBundle", () => {
     expect(r.valid).toBe(true);
     expect(STATED_FIELDS).toContain("network.name");
     expect(r.stated?.network).toBe("Other");
+  });
+
+  it("a bundle signed by a throwaway key, naming the network's genesis and any height and depth, verifies offline: only a node ties a block to the chain (docs/proofs.md)", () => {
+    const key = keyPairFromSeed("a throwaway key, never a generator of any network");
+    const hash = new Uint8Array(32).fill(0xab);
+    const tx = signTx(createTx({ type: 15, timestamp: 1_600_000_000_000, fee: 35_000_000n, senderPublicKey: key.publicKey, anchors: [hash] }, CONFIG.chainIdByte), key);
+    const block = createBlock({ timestamp: 1_600_000_000_000, reference: new Uint8Array(32), baseTarget: 1n, generationSignature: new Uint8Array(32), transactions: [tx] }, key, CONFIG.chainIdByte);
+    const encoded = [encodeTx(tx)];
+    const forged = proofBundle(
+      hash,
+      { txId: tx.id, txBytes: encoded[0]!, anchorIndex: 0, height: 123_456, position: 0, treeSize: 1, path: transactionAuditPath(encoded, 0), header: block },
+      { config: CONFIG, genesisBlockId: genesisId, tip: 999_999, now: Date.now() },
+    );
+    const r = verifyProofBundle(forged);
+    expect(r.valid).toBe(true);
+    expect(r.stated).toMatchObject({ genesisBlockId: genesisId, height: 123_456, final: true });
   });
 
   it("refuses a properly signed header whose timestamp is no date (past the year 275760): a report would print garbage or throw", () => {

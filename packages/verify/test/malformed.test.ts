@@ -65,6 +65,59 @@ describe("malformed bundles", () => {
     const text = quick(() => verifyProofText(`{"type":"anchordProof","pad":"${"x".repeat(1024 * 1024)}"}`));
     expectFailed(text, "huge proof text");
     expect(text.error).toContain("larger than 1048576 bytes");
+    // the bound is in bytes, as a file's size is: 400,000 three-byte characters are 1.2 MB in 400,000 UTF-16 units
+    const wide = quick(() => verifyProofText(`{"type":"anchordProof","pad":"${"\u4e00".repeat(400_000)}"}`));
+    expectFailed(wide, "wide proof text");
+    expect(wide.error).toContain("larger than 1048576 bytes");
+  });
+
+  it("a block header text of 40 MB fails the format step at once, refused by its length before it is decoded", () => {
+    const b = clone();
+    (b["block"] as Record<string, Json>)["header"] = "A".repeat(40_000_000);
+    const t0 = performance.now();
+    const r = verifyProofBundle(b);
+    // decoding it took ~1.5 s idle; refusing it by its length takes well under a millisecond
+    expect(performance.now() - t0).toBeLessThan(250);
+    expectFailed(r, "huge header");
+    expect(r.error).toContain("block.header must be base64 of 213 bytes");
+  });
+
+  it("an issue time past what a Date holds fails the format step (verifiers print it as a date)", () => {
+    for (const issuedAt of [8_640_000_000_000_001, 9_000_000_000_000_000, Number.MAX_SAFE_INTEGER]) {
+      const b = clone();
+      b["issuedAt"] = issuedAt;
+      const r = verifyProofBundle(b);
+      expectFailed(r, `issuedAt ${issuedAt}`);
+      expect(r.failedStep).toBe("format");
+      expect(r.error).toContain("issuedAt must be a date");
+    }
+    const b = clone();
+    b["issuedAt"] = 8_640_000_000_000_000;
+    expect(verifyProofBundle(b).valid).toBe(true);
+  });
+
+  it("whatever a bundle's getter throws (null, a Proxy, an error whose message throws), verifyProofBundle answers and does not throw", () => {
+    const unreadable = Object.defineProperty(new Error("x"), "message", {
+      get() {
+        throw new Error("no message");
+      },
+    });
+    const proxy = new Proxy({}, { getPrototypeOf: () => { throw new Error("trap"); } });
+    for (const thrown of [null, undefined, 0, "text", Symbol("s"), {}, proxy, unreadable]) {
+      const b = clone();
+      Object.defineProperty(b, "type", {
+        enumerable: true,
+        get() {
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- what is thrown is the test's subject
+          throw thrown;
+        },
+      });
+      let r: VerifyResult | undefined;
+      expect(() => (r = verifyProofBundle(b)), String(typeof thrown)).not.toThrow();
+      expectFailed(r!, String(typeof thrown));
+      expect(r!.failedStep).toBe("format");
+      expect(r!.error).toMatch(/^the bundle cannot be read: /);
+    }
   });
 
   it("a network name or chain id a genesis file could not hold (they are printed, and nothing signs them) fails the format step", () => {

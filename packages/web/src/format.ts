@@ -28,9 +28,15 @@ export function tokens(units: string | number | bigint | undefined): string {
   return (neg ? "-" : "") + group(a / UNITS) + (frac ? `.${frac}` : "");
 }
 
+/**
+ * "2025-06-15 14:01:00 UTC". Never throws: a number no Date holds (a proof file's, a node's) is
+ * shown as the number it is, where toISOString would throw "Invalid time value" and stop the page.
+ */
 export function time(ms: number): string {
   const d = new Date(ms);
-  return `${d.toISOString().replace("T", " ").slice(0, 19)} UTC`;
+  if (Number.isNaN(d.getTime())) return `${String(ms)} (not a date)`;
+  // past the year 9999 the year is written "+010000": cut the milliseconds, not a fixed length
+  return `${d.toISOString().replace("T", " ").replace(/\.\d{3}Z$/, "")} UTC`;
 }
 
 export function ago(ms: number, now = Date.now()): string {

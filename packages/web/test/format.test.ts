@@ -1,6 +1,6 @@
 /** The page's amounts are exact at any size: BigInt from the API's decimal strings, never a double. */
 import { describe, expect, it } from "vitest";
-import { count, group, short, tokens } from "../src/format.js";
+import { count, group, short, time, tokens } from "../src/format.js";
 
 describe("amounts in tokens", () => {
   it("groups thousands and keeps every base unit", () => {
@@ -34,5 +34,16 @@ describe("counts", () => {
     expect(count(0, "confirmation")).toBe("0 confirmations");
     expect(count(2001, "confirmation")).toBe("2,001 confirmations");
     expect(count(1n, "block")).toBe("1 block");
+  });
+});
+
+describe("times", () => {
+  it("are UTC to the second, and a number no Date holds is shown as itself, never thrown on", () => {
+    expect(time(1_750_000_060_000)).toBe("2025-06-15 15:07:40 UTC");
+    expect(time(0)).toBe("1970-01-01 00:00:00 UTC");
+    expect(time(8_640_000_000_000_000)).toBe("+275760-09-13 00:00:00 UTC");
+    // a proof's issuedAt past what a Date holds threw "Invalid time value" and left the page on "Fetching…"
+    expect(time(9_000_000_000_000_000)).toBe("9000000000000000 (not a date)");
+    expect(time(Number.NaN)).toBe("NaN (not a date)");
   });
 });

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { access, constants, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { verifyProofBundle } from "@anchord/verify";
+import { verifyProofText } from "@anchord/verify";
 import { intOption, parse, UsageError } from "../args.js";
 import { count } from "../count.js";
 import { printable } from "../printable.js";
@@ -55,7 +55,8 @@ async function anchorFile(node: string, file: string, token: string | undefined)
  */
 const ASK_AGAIN = new Set([429, 503]);
 
-async function waitForProof(node: string, t: Target, final: boolean, deadline: number): Promise<unknown> {
+/** The node's proof bundle of `t`, as the text it sent (checked as text: a field it names twice is refused). */
+async function waitForProof(node: string, t: Target, final: boolean, deadline: number): Promise<string> {
   const want = final ? ["final"] : ["confirmed", "final"];
   for (;;) {
     const s = await requestNode(node, `/hash/${t.hash}/status`);
@@ -63,7 +64,7 @@ async function waitForProof(node: string, t: Target, final: boolean, deadline: n
     if (s.status === 200 && status !== undefined && want.includes(status)) {
       const p = await requestNode(node, `/hash/${t.hash}/proof`);
       // a reorg between the two requests: ask again
-      if (p.status === 200) return p.body;
+      if (p.status === 200) return p.text;
     } else if (s.status !== 200 && !ASK_AGAIN.has(s.status)) throw new NodeRequestError(`${node}/hash/${t.hash}/status`, s.status, `status of ${t.file}: ${errorOf(s)}`);
     if (performance.now() > deadline) {
       const where = final && status === "confirmed" ? "in a block but not final yet" : `still ${status ?? "unknown"}`;
@@ -121,8 +122,8 @@ export async function anchorCommand(argv: string[]): Promise<number> {
   if (wait) {
     for (const t of targets) {
       try {
-        const bundle = await waitForProof(node, t, final, deadline);
-        const check = verifyProofBundle(bundle);
+        const text = await waitForProof(node, t, final, deadline);
+        const check = verifyProofText(text);
         if (!check.valid) throw new Error(`${t.file}: the node's proof does not verify (${check.failedStep}: ${check.error})`);
         // a valid bundle proves some hash: it must be this file's
         if (check.facts!.hash !== t.hash) throw new Error(`${t.file}: the node's proof is for ${check.facts!.hash}, not for the file's ${t.hash}`);
@@ -131,7 +132,7 @@ export async function anchorCommand(argv: string[]): Promise<number> {
         // written whole or not at all: a proof file that was there stays until the new one is complete
         const tmp = `${out}.${randomBytes(4).toString("hex")}.tmp`;
         try {
-          await writeFile(tmp, `${JSON.stringify(bundle, null, 2)}\n`, { flag: "wx" });
+          await writeFile(tmp, `${JSON.stringify(JSON.parse(text), null, 2)}\n`, { flag: "wx" });
           await rename(tmp, out);
         } catch (e) {
           await unlink(tmp).catch(() => undefined);

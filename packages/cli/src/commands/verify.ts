@@ -27,6 +27,10 @@ Options:
   --node <url>     a node to check the block against (repeatable)
   --json           print the result as JSON
 
+The bundle's confirmations and "final" are its issuer's word: with --node, the depth printed is
+the node's; a bundle that claims a deeper block than a node counts gets a WARNING line (exit
+status stays 0: the node confirmed the block).
+
 Exit status: 0 valid, 1 invalid (the failed step is printed) or not checked (the node to fetch
 the bundle from could not be reached), 2 usage error.
 `;
@@ -186,6 +190,36 @@ async function readCappedFile(path: string, max: number): Promise<string | undef
   }
 }
 
+/**
+ * How many blocks more than a node counts the bundle may claim before the report warns. A bundle
+ * issued earlier can only count fewer blocks than a node counts now, but honest nodes' tips differ
+ * by the blocks still travelling between them (one or two) and a fork switch takes back the last
+ * few: a few blocks of slack keep those from raising a warning. Not the maximum rollback: a
+ * bundle could then claim 101 confirmations, "final", on a block a node has seen 1 block deep.
+ */
+const DEPTH_MARGIN = 5;
+
+/** The node that counts the fewest confirmations, among those that confirmed the block: the depth the report gives. */
+function shallowest(nodes: readonly NodeCheck[]): (NodeCheck & { confirmations: number; final: boolean }) | undefined {
+  let least: (NodeCheck & { confirmations: number; final: boolean }) | undefined;
+  for (const n of nodes) {
+    if (!n.ok || n.confirmations === undefined || n.final === undefined) continue;
+    if (least === undefined || n.confirmations < least.confirmations) least = { ...n, confirmations: n.confirmations, final: n.final };
+  }
+  return least;
+}
+
+/** What the report warns of: a bundle that claims a deeper block than the nodes asked count (its own figures are unsigned). */
+function warnings(result: VerifyResult, nodes: readonly NodeCheck[]): string[] {
+  const least = shallowest(nodes);
+  const claimed = result.stated?.confirmations;
+  if (least === undefined || claimed === undefined || claimed <= least.confirmations + DEPTH_MARGIN) return [];
+  const asked = nodes.filter((n) => n.ok).length;
+  return [
+    `the bundle claims ${count(claimed, "confirmation")}${result.stated!.final ? " (final)" : ""}, ${asked === 1 ? "the node asked counts" : `the one of the ${asked} nodes that have the block counting fewest counts`} ${least.confirmations}: its issuer overstated the block's depth, or the file was edited (or that node is behind); go by "depth now"`,
+  ];
+}
+
 function report(result: VerifyResult, hash: string, nodes: readonly NodeCheck[], unreachable: boolean, fetchedFrom: string | undefined): string {
   const lines: string[] = [];
   const failedNodes = nodes.filter((n) => !n.ok).length;
@@ -204,7 +238,15 @@ function report(result: VerifyResult, hash: string, nodes: readonly NodeCheck[],
     lines.push(`  block id      ${f.blockId}`);
     lines.push(`  transaction   ${f.transactionId}`);
     lines.push(`  generator     ${f.generatorAddress}`);
-    lines.push(`  ${f.final ? "final         yes (deeper than the maximum rollback when issued)" : `confirmations ${f.confirmations} when issued (not yet final)`}`);
+    const s = result.stated!;
+    // the depth is a node's when one confirmed the block; the bundle's figures are only its issuer's word, and say so
+    const least = shallowest(nodes);
+    if (least !== undefined) {
+      const of = nodes.filter((n) => n.ok).length > 1 ? ` (the fewest of the nodes that have the block)` : "";
+      lines.push(`  depth now     ${least.final ? "final" : "not final"}: ${count(least.confirmations, "confirmation")} on ${least.node}${of}, ${least.final ? "past" : "final once past"} its maximum rollback of ${s.maxRollback}`);
+    }
+    lines.push(`  issuer said   ${s.final ? "final" : "not final"}: ${count(s.confirmations, "confirmation")} when it issued the bundle (${new Date(s.issuedAt).toISOString()}); unsigned, anyone can edit it`);
+    for (const w of warnings(result, nodes)) lines.push(`  WARNING       ${w}`);
     if (fetchedFrom !== undefined) lines.push(`  bundle from   ${fetchedFrom} (no proof file given)`);
     // no signed byte holds these: only nodes the user asks can confirm them (docs/proofs.md); the
     // node the bundle came from confirming its own word proves nothing more
@@ -240,11 +282,14 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   }
   const nodes: NodeCheck[] = [];
   if (result.valid) {
-    const b = JSON.parse(input.proofText) as Bundleish;
+    // what the verifier read, not the text parsed again
+    const f = result.facts!;
+    const s = result.stated!;
+    const b: Bundleish = { hash: f.hash, block: { height: f.height, id: f.blockId }, network: { name: f.network, chainId: f.chainId, genesisBlockId: s.genesisBlockId, maxRollback: s.maxRollback } };
     for (const n of input.nodes) nodes.push(await checkAgainstNode(n, b));
   }
   const valid = result.valid && nodes.every((n) => n.ok);
-  if (input.json) process.stdout.write(`${JSON.stringify({ valid, hash: input.hash, result, nodes, ...(input.fetchedFrom === undefined ? {} : { fetchedFrom: input.fetchedFrom }) }, null, 2)}\n`);
+  if (input.json) process.stdout.write(`${JSON.stringify({ valid, hash: input.hash, result, nodes, warnings: warnings(result, nodes), ...(input.fetchedFrom === undefined ? {} : { fetchedFrom: input.fetchedFrom }) }, null, 2)}\n`);
   else process.stdout.write(report(result, input.hash, nodes, input.unreachable === true, input.fetchedFrom));
   return valid ? 0 : 1;
 }

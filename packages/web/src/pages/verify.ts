@@ -3,8 +3,8 @@
  * bundle from the node and checks it here with @anchord/verify, not by trusting the node's word.
  * A proof file (JSON) dropped here is checked with no node at all.
  */
-import { MAX_PROOF_BYTES, STATED_FIELDS, STEP_TITLES, VERIFY_STEPS, verifyProofBundle, type ProofBundle, type VerifyResult } from "@anchord/verify";
-import { announce, api, ApiError, blockLink, count, download, fields, group, h, HEX64, nodeStatus, replace, sha256File, time, txLink } from "../lib.js";
+import { MAX_PROOF_BYTES, STATED_FIELDS, STEP_TITLES, VERIFY_STEPS, verifyProofText, type VerifyResult } from "@anchord/verify";
+import { announce, api, ApiError, blockLink, count, download, fields, group, h, HEX64, nodeStatus, replace, sha256File, time, txLink, type NodeStatus } from "../lib.js";
 
 /** A labelled file input that also takes a dropped file; keyboard users open the file chooser. */
 export function dropZone(id: string, text: string, onFile: (f: File) => void): HTMLElement {
@@ -44,16 +44,48 @@ async function proofText(f: File): Promise<string | undefined> {
   }
 }
 
+/**
+ * What this node says of the block of a proof it served. The page says "verified", and counts the
+ * depth from this node's height, only when this node's chain holds that block at that height on
+ * the network the proof names: the proof alone shows a signed block, not that it is on the chain.
+ */
 interface Live {
-  /** The node's height now (confirmations counted from it) and whether its block at the height is the bundle's. */
-  tip: number;
-  sameBlock: boolean | undefined;
+  /** This node's height now. */
+  readonly tip?: number;
+  /** Whether this node's block at the proof's height is the proof's block; undefined when it could not be asked. */
+  readonly sameBlock?: boolean;
+  /** How this node's network differs from the one the proof names, if it does. */
+  readonly otherNetwork?: string;
+  /** What went wrong asking this node, when the block could not be compared. */
+  readonly why?: string;
 }
 
-/** The result of checking a bundle: facts, each step, the failed one, and a download button. */
-export function proofView(result: VerifyResult, bundle: unknown, text: string, source: "node" | "file", live?: Live): HTMLElement {
-  const b = bundle as Partial<ProofBundle> | null;
+/** Why a valid proof from this node is not "verified", or undefined when this node's chain holds its block. */
+function unconfirmedReason(live: Live): string | undefined {
+  if (live.otherNetwork !== undefined) return `this node is on ${live.otherNetwork}`;
+  if (live.sameBlock === false) return "this node's chain has a different block at that height";
+  if (live.sameBlock !== true || live.tip === undefined) return "it could not be compared with this node's chain";
+  return undefined;
+}
+
+/**
+ * How this node's network differs from the one a proof names, or undefined: the genesis, the chain
+ * id (its wording: "another network (chain id T, this node's D)"), the name. Only the chain id is
+ * signed; the others are the issuer's word, which is why they are compared.
+ */
+function otherNetwork(s: NodeStatus, facts: NonNullable<VerifyResult["facts"]>, stated: NonNullable<VerifyResult["stated"]>): string | undefined {
+  if (s.genesisBlockId !== undefined && s.genesisBlockId !== stated.genesisBlockId) return `another network (${s.network}, another genesis block)`;
+  if (s.chainId !== facts.chainId) return `another network (chain id ${facts.chainId}, this node's ${s.chainId})`;
+  if (s.network !== facts.network) return `another network (${facts.network}, this node's ${s.network})`;
+  return undefined;
+}
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** The result of checking a bundle: facts, each step, the failed one, and a download button. `live`: what this node says, for a proof it served. */
+export function proofView(result: VerifyResult, text: string, source: "node" | "file", live: Live = {}): HTMLElement {
   const f = result.facts;
+  const stated = result.stated;
   const steps = h(
     "ol",
     { class: "steps", "aria-label": "Checks" },
@@ -62,25 +94,53 @@ export function proofView(result: VerifyResult, bundle: unknown, text: string, s
       return h("li", { class: state === "passed" ? "" : state, "data-step": s }, `${STEP_TITLES[s]} — ${state === "passed" ? "passed" : state === "failed" ? "FAILED" : "not checked"}`);
     }),
   );
-  const hash = f?.hash ?? (typeof b?.hash === "string" ? b.hash : "proof");
+  const hash = f?.hash ?? "proof";
   const dl = h("button", { type: "button", class: "secondary", id: "download-proof" }, "Download the proof");
   dl.addEventListener("click", () => download(`anchord-proof-${hash.slice(0, 16)}.json`, text));
+  const unconfirmed = result.valid && source === "node" ? unconfirmedReason(live) : undefined;
+  const state = !result.valid ? "invalid" : unconfirmed !== undefined ? "unconfirmed" : "valid";
+  const tone = state === "valid" ? "ok" : state === "invalid" ? "bad" : "warn";
   let confirmations: Node | string = "—";
   if (f) {
-    if (live) {
+    if (source === "node" && state === "valid" && live.tip !== undefined) {
       const c = live.tip - f.height + 1;
-      const maxRollback = b?.network?.maxRollback ?? 0;
+      const maxRollback = stated?.maxRollback ?? 0;
       confirmations = c > maxRollback ? h("span", { id: "result-final" }, `final (${count(c, "confirmation")})`) : `${count(c, "confirmation")} (final after ${group(maxRollback)})`;
-    } else confirmations = f.final ? `final (${count(f.confirmations, "confirmation")} when the proof was issued)` : `${count(f.confirmations, "confirmation")} when the proof was issued (${b?.issuedAt ? time(b.issuedAt) : "?"})`;
+    } else confirmations = f.final ? `final (${count(f.confirmations, "confirmation")} when the proof was issued)` : `${count(f.confirmations, "confirmation")} when the proof was issued (${stated ? time(stated.issuedAt) : "?"})`;
   }
+  const headline = !result.valid
+    ? "✗ Invalid proof"
+    : source === "file"
+      ? "✓ The proof checks out: the hash is in a signed block"
+      : unconfirmed === undefined
+        ? "✓ Verified: the hash is anchored"
+        : `⚠ The proof checks out, but ${unconfirmed}`;
+  const thisChain =
+    unconfirmed === undefined
+      ? h("span", { class: "ok" }, "has this block at this height")
+      : live.otherNetwork !== undefined
+        ? h("span", { class: "bad" }, `is on ${live.otherNetwork}`)
+        : live.sameBlock === false
+          ? h("span", { class: "bad" }, "has a different block at this height")
+          : h("span", { class: "warn" }, `could not be asked${live.why ? `: ${live.why}` : ""}`);
   return h(
     "section",
-    { class: `panel ${result.valid ? "ok" : "bad"}`, id: "result", "data-state": result.valid ? "valid" : "invalid", "aria-labelledby": "result-title" },
+    { class: `panel ${tone}`, id: "result", "data-state": state, "aria-labelledby": "result-title" },
     // from a file alone, the signatures and the path are proven, not that the block is on the network's chain
-    h("h2", { id: "result-title", class: result.valid ? "ok" : "bad" }, result.valid ? (source === "file" ? "✓ The proof checks out: the hash is in a signed block" : "✓ Verified: the hash is anchored") : "✗ Invalid proof"),
-    result.valid
-      ? h("p", null, source === "file" ? "Checked in this page from the proof file alone, with no node." : "The proof bundle from the node was checked in this page, step by step (@anchord/verify).")
-      : h("p", { role: "alert" }, "Failed step: ", h("strong", { id: "failed-step" }, result.failedStep ?? "?"), ` (${STEP_TITLES[result.failedStep ?? "format"]}): `, h("span", { id: "failed-reason" }, result.error ?? "")),
+    h("h2", { id: "result-title", class: tone }, headline),
+    !result.valid
+      ? h("p", { role: "alert" }, "Failed step: ", h("strong", { id: "failed-step" }, result.failedStep ?? "?"), ` (${STEP_TITLES[result.failedStep ?? "format"]}): `, h("span", { id: "failed-reason" }, result.error ?? ""))
+      : source === "file"
+        ? h("p", null, "Checked in this page from the proof file alone, with no node.")
+        : unconfirmed === undefined
+          ? h("p", null, "The proof bundle from the node was checked in this page, step by step (@anchord/verify).")
+          : h(
+              "p",
+              null,
+              "The proof bundle from the node was checked in this page, step by step (@anchord/verify): its signatures and its path hold, but that its block is on this node's chain is not shown",
+              live.why ? ` (asking this node: ${live.why})` : "",
+              ". The depth below is the issuing node's word.",
+            ),
     f &&
       fields([
         ["Hash (SHA-256)", h("span", { class: "mono", id: "result-hash" }, f.hash)],
@@ -90,7 +150,7 @@ export function proofView(result: VerifyResult, bundle: unknown, text: string, s
         ["Transaction", source === "node" ? txLink(f.transactionId, true) : h("span", { class: "mono" }, f.transactionId)],
         ["Network", `${f.network} (chain id ${f.chainId})`],
         ["Confirmations", h("span", { id: "result-confirmations" }, confirmations)],
-        live && live.sameBlock !== undefined && ["This node's chain", live.sameBlock ? h("span", { class: "ok" }, "has this block at this height") : h("span", { class: "bad" }, "has a different block at this height")],
+        source === "node" && ["This node's chain", thisChain],
         ["Stated, not proven", h("span", { id: "result-stated" }, `the issuing node's word, which no signature covers: ${STATED_FIELDS.join(", ")}${source === "file" ? "; and that the network's nodes hold this block (the button below asks this node)" : ""}`)],
       ]),
     h("h3", null, "Checks"),
@@ -99,13 +159,37 @@ export function proofView(result: VerifyResult, bundle: unknown, text: string, s
   );
 }
 
+/** Whether this node's chain holds a proof file's block, said as a line for the page (never throws). */
+async function askThisNode(facts: NonNullable<VerifyResult["facts"]>, stated: NonNullable<VerifyResult["stated"]>): Promise<HTMLElement> {
+  const bad = (text: string): HTMLElement => h("span", { class: "bad" }, text);
+  let s: NodeStatus;
+  try {
+    s = await nodeStatus();
+  } catch (e) {
+    return bad(`Could not ask this node: ${errorText(e)}`);
+  }
+  const other = otherNetwork(s, facts, stated);
+  if (other !== undefined) return bad(`This node is on ${other}: it cannot confirm this proof.`);
+  let id: string;
+  try {
+    id = (await api<{ id: string }>(`blocks/headers/at/${facts.height}`)).id;
+  } catch (e) {
+    // a 404 for the height is an answer; anything else (busy, unreachable) is not one
+    if (e instanceof ApiError && e.status === 404 && !e.noRoute) return bad(`This node's chain (${s.network}) has no block at height ${group(facts.height)}.`);
+    return bad(`Could not ask this node about block ${group(facts.height)}: ${errorText(e)}`);
+  }
+  return id === facts.blockId
+    ? h("span", { class: "ok" }, `This node's chain (${s.network}) has this block at height ${group(facts.height)}, ${count(s.blockchainHeight - facts.height + 1, "confirmation")}.`)
+    : bad(`This node's chain (${s.network}) has a different block at height ${group(facts.height)}.`);
+}
+
 function message(kind: "unknown" | "pending" | "error" | "info", title: string, ...body: (Node | string)[]): HTMLElement {
   const cls = kind === "unknown" || kind === "pending" ? "warn" : kind === "error" ? "bad" : "";
   return h("section", { class: `panel ${cls}`, id: "result", "data-state": kind, "aria-labelledby": "result-title" }, h("h2", { id: "result-title" }, title), h("p", null, ...body));
 }
 
 /** Checks a hash against this node: its proof bundle, checked here. Also used by the anchor page. */
-export async function checkHash(hexHash: string): Promise<{ view: HTMLElement; state: "valid" | "invalid" | "unknown" | "pending" | "error" }> {
+export async function checkHash(hexHash: string): Promise<{ view: HTMLElement; state: "valid" | "unconfirmed" | "invalid" | "unknown" | "pending" | "error" }> {
   let text: string;
   try {
     const r = await fetch(`hash/${hexHash}/proof`, { signal: AbortSignal.timeout(20_000) });
@@ -119,13 +203,14 @@ export async function checkHash(hexHash: string): Promise<{ view: HTMLElement; s
   } catch (e) {
     return { view: message("error", "The node did not answer", (e as Error).message), state: "error" };
   }
-  let bundle: ProofBundle;
+  let bundle: unknown;
   try {
-    bundle = JSON.parse(text) as ProofBundle;
+    bundle = JSON.parse(text);
   } catch {
     return { view: message("error", "The node's answer is not a proof", text.slice(0, 200)), state: "error" };
   }
-  const result = verifyProofBundle(bundle);
+  // checked as the text it is, as a proof file is: a field named twice is refused, not read one way
+  const result = verifyProofText(text);
   // a proof that holds, but of another hash (a node or a proxy answering the wrong question)
   if (result.facts && result.facts.hash.toLowerCase() !== hexHash.toLowerCase()) {
     return {
@@ -138,24 +223,20 @@ export async function checkHash(hexHash: string): Promise<{ view: HTMLElement; s
       state: "invalid",
     };
   }
-  let live: Live | undefined;
-  if (result.facts) {
-    // what the node says now is extra: the proof stands without it, and is shown if it fails
+  let live: Live = {};
+  if (result.facts && result.stated) {
+    // the proof's checks stand without this node; "verified" needs its chain to hold the block
+    const facts = result.facts;
     try {
       const s = await nodeStatus();
-      let sameBlock: boolean | undefined;
-      try {
-        const hdr = await api<{ id: string }>(`blocks/headers/at/${result.facts.height}`);
-        sameBlock = hdr.id === result.facts.blockId;
-      } catch {
-        sameBlock = undefined;
-      }
-      live = { tip: s.blockchainHeight, sameBlock };
-    } catch {
-      live = undefined;
+      live = { tip: s.blockchainHeight, otherNetwork: otherNetwork(s, facts, result.stated) };
+      const hdr = await api<{ id: string }>(`blocks/headers/at/${facts.height}`);
+      live = { ...live, sameBlock: hdr.id === facts.blockId };
+    } catch (e) {
+      live = { ...live, why: e instanceof ApiError && e.status === 404 && !e.noRoute ? `it has no block at height ${group(facts.height)}` : errorText(e) };
     }
   }
-  return { view: proofView(result, bundle, JSON.stringify(bundle, null, 2), "node", live), state: result.valid ? "valid" : "invalid" };
+  return { view: proofView(result, JSON.stringify(bundle, null, 2), "node", live), state: !result.valid ? "invalid" : unconfirmedReason(live) !== undefined ? "unconfirmed" : "valid" };
 }
 
 async function notInBlock(hexHash: string): Promise<{ view: HTMLElement; state: "unknown" | "pending" }> {
@@ -214,33 +295,38 @@ export function verifyPage(main: HTMLElement, arg: string): void {
     replace(out, h("p", { class: "muted" }, `Fetching the proof of ${hexHash}…`));
     const { view, state } = await checkHash(hexHash);
     if (label) view.prepend(h("p", { class: "muted" }, "File ", h("strong", null, label), " has SHA-256 ", h("code", { id: "file-hash" }, hexHash), "."));
-    show(view, state === "valid" ? "Verified" : state === "invalid" ? "Invalid proof" : state === "unknown" ? "Not anchored" : state === "pending" ? "Not yet in a block" : "The node could not answer");
+    show(view, state === "valid" ? "Verified" : state === "unconfirmed" ? "The proof checks out, but this node does not confirm its block" : state === "invalid" ? "Invalid proof" : state === "unknown" ? "Not anchored" : state === "pending" ? "Not yet in a block" : "The node could not answer");
   };
   const onFile = async (f: File): Promise<void> => {
     const proof = await proofText(f);
     if (proof !== undefined) {
-      const bundle = JSON.parse(proof) as unknown;
-      const result = verifyProofBundle(bundle);
-      const view = proofView(result, bundle, proof, "file");
+      const result = verifyProofText(proof);
+      const view = proofView(result, proof, "file");
+      // whoever dropped "the document" and it was a proof file learns so, and the file's own hash
+      // (hashed here, like any file: nothing is sent)
+      const own = await sha256File(f);
+      view.prepend(
+        h(
+          "p",
+          { class: "muted" },
+          "File ",
+          h("strong", null, f.name),
+          " is a proof bundle, not a document: it is checked below as a proof. Its own SHA-256 is ",
+          h("code", { id: "file-hash" }, own),
+          " (",
+          h("a", { href: `#/verify/${own}` }, "verify the file itself as a document"),
+          ").",
+        ),
+      );
       const facts = result.facts;
-      if (facts) {
+      const stated = result.stated;
+      if (facts && stated) {
         // offline the block's place in the chain is the issuing node's word: this node can say
         const said = h("p", { id: "node-check", "aria-live": "polite" });
         const ask = h("button", { type: "button", class: "secondary" }, "Check the block against this node");
         ask.addEventListener("click", () => {
           ask.disabled = true;
-          void Promise.all([api<{ id: string }>(`blocks/headers/at/${facts.height}`), nodeStatus()]).then(
-            ([hdr, s]) =>
-              replace(
-                said,
-                s.genesisBlockId !== undefined && s.genesisBlockId !== (bundle as ProofBundle).network.genesisBlockId
-                  ? h("span", { class: "bad" }, `This node is on another network (${s.network}, another genesis block): it cannot confirm this proof.`)
-                  : hdr.id === facts.blockId && s.chainId === facts.chainId
-                    ? h("span", { class: "ok" }, `This node's chain (${s.network}) has this block at height ${group(facts.height)}, ${count(s.blockchainHeight - facts.height + 1, "confirmation")}.`)
-                    : h("span", { class: "bad" }, `This node's chain (${s.network}, chain id ${s.chainId}) has a different block at height ${group(facts.height)}.`),
-              ),
-            (e: unknown) => replace(said, h("span", { class: "bad" }, `This node has no block at height ${group(facts.height)}: ${(e as Error).message}`)),
-          );
+          void askThisNode(facts, stated).then((line) => replace(said, line));
         });
         view.append(h("p", null, ask), said);
       }
