@@ -154,7 +154,7 @@ describe("verifyProofBundle", () => {
     const forged = proofBundle(
       hash,
       { txId: tx.id, txBytes: encoded[0]!, anchorIndex: 0, height: 123_456, position: 0, treeSize: 1, path: transactionAuditPath(encoded, 0), header: block },
-      { config: CONFIG, genesisBlockId: genesisId, tip: 999_999, now: Date.now() },
+      { config: CONFIG, genesisBlockId: genesisId, tip: 999_999, finalHeight: 999_999 - CONFIG.maxRollback, now: Date.now() },
     );
     const r = verifyProofBundle(forged);
     expect(r.valid).toBe(true);
