@@ -89,11 +89,12 @@ export class AnchorJournal {
     }
   }
 
-  static async open(dir: string): Promise<AnchorJournal> {
+  /** `genesisId`: the network's genesis block id (a journal of another network is refused, storeFormat.ts). */
+  static async open(dir: string, genesisId: string): Promise<AnchorJournal> {
     const db = new ClassicLevel<Uint8Array, Uint8Array>(dir, { keyEncoding: "view", valueEncoding: "view" });
     await db.open();
     try {
-      await checkStoreFormat(db, "anchor journal", dir, JOURNAL_FORMAT);
+      await checkStoreFormat(db, "anchor journal", dir, JOURNAL_FORMAT, genesisId);
     } catch (e) {
       await db.close().catch(() => undefined);
       throw e;

@@ -87,7 +87,16 @@ export class Node {
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
     const ledger = await Ledger.open({ dataDir: join(opts.dataDir, "chain"), genesis: opts.genesis }).catch((e: unknown) => {
       // name the data dir the operator gave, not the ledger's subdirectory
-      throw isAnchordError(e, ErrorCode.DB_LOCKED) ? new AnchordError(ErrorCode.DB_LOCKED, `data dir ${opts.dataDir} is in use by another anchord process`, { dataDir: opts.dataDir }) : e;
+      if (isAnchordError(e, ErrorCode.DB_LOCKED)) throw new AnchordError(ErrorCode.DB_LOCKED, `data dir ${opts.dataDir} is in use by another anchord process`, { dataDir: opts.dataDir });
+      // the whole data dir: its pool and anchor journal hold that network's transactions too
+      if (isAnchordError(e, ErrorCode.INVALID_FIELD) && e.details?.["anotherNetwork"] === true) {
+        throw new AnchordError(
+          ErrorCode.INVALID_FIELD,
+          `data dir ${opts.dataDir} belongs to another network (its genesis block differs): give this network's node another --data-dir, or empty that one to reuse it (all of it but wallet.json, which holds the node's keys: its chain, pool and anchor journal are that network's)`,
+          { dataDir: opts.dataDir },
+        );
+      }
+      throw e;
     });
     let node: Node | undefined;
     try {
@@ -95,7 +104,7 @@ export class Node {
       const admission = await TxAdmission.open(ledger, { dir: join(opts.dataDir, "pool"), maxSize: opts.poolMaxSize ?? defaultNodeOptions.poolMaxSize }, log.child({ module: "pool" }));
       const chain = new Chain(ledger, admission, log.child({ module: "chain" }));
       const metrics = new NodeMetrics(true, () => admission.pool.size);
-      const journal = await AnchorJournal.open(join(opts.dataDir, "anchor-journal"));
+      const journal = await AnchorJournal.open(join(opts.dataDir, "anchor-journal"), ledger.genesisId);
       const anchoring = new AnchorBatcher(ledger, admission, wallet, journal, (fn) => chain.exclusive(fn), log.child({ module: "anchoring" }), undefined, undefined, opts.anchorAccount);
       node = new Node(opts, log, ledger, wallet, admission, chain, metrics, anchoring);
       const created = node;

@@ -58,7 +58,8 @@ export class PoolStore {
 
   private constructor(private readonly db: ClassicLevel<Uint8Array, Uint8Array>) {}
 
-  static async open(dir: string): Promise<PoolStore> {
+  /** `genesisId`: the network's genesis block id (a pool of another network is refused, storeFormat.ts). */
+  static async open(dir: string, genesisId: string): Promise<PoolStore> {
     const db = new ClassicLevel<Uint8Array, Uint8Array>(dir, { keyEncoding: "view", valueEncoding: "view" });
     try {
       await db.open();
@@ -68,7 +69,7 @@ export class PoolStore {
       throw e;
     }
     try {
-      await checkStoreFormat(db, "transaction pool", dir, POOL_FORMAT);
+      await checkStoreFormat(db, "transaction pool", dir, POOL_FORMAT, genesisId);
     } catch (e) {
       await db.close().catch(() => undefined);
       throw e;

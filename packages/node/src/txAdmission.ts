@@ -94,7 +94,7 @@ export class TxAdmission {
 
   /** Opens the pool's store, and the pool with what it holds that is still valid. */
   static async open(ledger: Ledger, opts: PoolOptions, logger: Logger, now: () => number = Date.now): Promise<TxAdmission> {
-    const store = await PoolStore.open(opts.dir);
+    const store = await PoolStore.open(opts.dir, ledger.genesisId);
     const admission = new TxAdmission(new TxPool(store, ledger, opts.maxSize), ledger, logger, now);
     try {
       await admission.reload(store);

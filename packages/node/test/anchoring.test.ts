@@ -7,7 +7,7 @@ import { AnchorBatcher } from "../src/anchoring.js";
 import { AnchorJournal } from "../src/anchorJournal.js";
 import { Wallet } from "../src/wallet.js";
 import { createLogger, silentLogger } from "../src/logger.js";
-import { acct, CHAIN, cleanup, genesisFor, openAdmission, openLedger, signed, tempDir } from "./helpers.js";
+import { acct, CHAIN, cleanup, genesisFor, openAdmission, openLedger, signed, tempDir, TEST_NETWORK } from "./helpers.js";
 import { waitFor } from "../../../test/utils/wait.js";
 
 afterEach(cleanup);
@@ -22,7 +22,7 @@ async function anchoredThenPoolLost(genesis: Genesis, maxSize: number) {
   const dir = tempDir();
   let ledger = await openLedger(genesis, join(dir, "chain"));
   let admission = await openAdmission(ledger, maxSize, join(dir, "pool"));
-  const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), await AnchorJournal.open(join(dir, "journal")), unlocked, silentLogger());
+  const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), await AnchorJournal.open(join(dir, "journal"), TEST_NETWORK), unlocked, silentLogger());
   const hash = new Uint8Array(randomBytes(32));
   const first = (await batcher.anchor(hash)).txId;
   const tx = admission.pool.get(first)!;
@@ -32,7 +32,7 @@ async function anchoredThenPoolLost(genesis: Genesis, maxSize: number) {
   rmSync(join(dir, "pool"), { recursive: true, force: true });
   ledger = await openLedger(genesis, join(dir, "chain"));
   admission = await openAdmission(ledger, maxSize, join(dir, "pool"));
-  const journal = await AnchorJournal.open(join(dir, "journal"));
+  const journal = await AnchorJournal.open(join(dir, "journal"), TEST_NETWORK);
   expect([...journal.own.keys()]).toEqual([first]);
   return { ledger, admission, journal, hash, first, tx };
 }
@@ -42,7 +42,7 @@ async function withStranger() {
   const stranger = acct("anchoring stranger");
   const ledger = await openLedger(genesisFor([[node, 10_000n], [stranger, 10_000n]]));
   const admission = await openAdmission(ledger, 100);
-  const journal = await AnchorJournal.open(join(tempDir(), "journal"));
+  const journal = await AnchorJournal.open(join(tempDir(), "journal"), TEST_NETWORK);
   const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
   return { stranger, ledger, admission, journal, batcher, hash: new Uint8Array(randomBytes(32)) };
 }
@@ -52,7 +52,7 @@ describe("AnchorBatcher", () => {
     const ledger = await openLedger(genesisFor([[node, 10_000n]]));
     const admission = await openAdmission(ledger, 1000);
     const pool = admission.pool;
-    const journal = await AnchorJournal.open(join(tempDir(), "journal"));
+    const journal = await AnchorJournal.open(join(tempDir(), "journal"), TEST_NETWORK);
     const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
     const hashes = Array.from({ length: 250 }, () => new Uint8Array(randomBytes(32)));
     const ids = (await Promise.all(hashes.map((h) => batcher.anchor(h)))).map((a) => a.txId);
@@ -77,7 +77,7 @@ describe("AnchorBatcher", () => {
     const ledger = await openLedger(genesisFor([[node, 10_000n]]));
     const admission = await openAdmission(ledger, 10);
     const pool = admission.pool;
-    const batcher = new AnchorBatcher(ledger, admission, new Wallet([], CHAIN), await AnchorJournal.open(join(tempDir(), "journal")), unlocked, silentLogger());
+    const batcher = new AnchorBatcher(ledger, admission, new Wallet([], CHAIN), await AnchorJournal.open(join(tempDir(), "journal"), TEST_NETWORK), unlocked, silentLogger());
     await expect(batcher.anchor(new Uint8Array(32))).rejects.toMatchObject({ code: "SENDER_NOT_IN_WALLET" });
     await batcher.close();
     await pool.close();
@@ -217,7 +217,7 @@ describe("AnchorBatcher", () => {
   it("a failed journal write poisons the journal: later writes are refused, and the batcher reports it", async () => {
     const ledger = await openLedger(genesisFor([[node, 10_000n]]));
     const admission = await openAdmission(ledger, 100);
-    const journal = await AnchorJournal.open(join(tempDir(), "journal"));
+    const journal = await AnchorJournal.open(join(tempDir(), "journal"), TEST_NETWORK);
     const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
     const ok = await batcher.anchor(new Uint8Array(randomBytes(32)));
     expect(batcher.storageFailure).toBeUndefined();

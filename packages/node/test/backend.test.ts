@@ -9,7 +9,7 @@ import { EventLog } from "../src/events.js";
 import { silentLogger } from "../src/logger.js";
 import { NodeMetrics } from "../src/metrics.js";
 import { Wallet } from "../src/wallet.js";
-import { acct, CHAIN, cleanup, genesisFor, openAdmission, openLedger, tempDir } from "./helpers.js";
+import { acct, CHAIN, cleanup, genesisFor, openAdmission, openLedger, tempDir, TEST_NETWORK } from "./helpers.js";
 
 afterEach(cleanup);
 const holder = acct("backend wallet");
@@ -21,7 +21,7 @@ async function partsBackend(extraSeeds: string[] = []): Promise<{ backend: NodeB
   const admission = await openAdmission(ledger, 100);
   const pool = admission.pool;
   const wallet = new Wallet([holder.seed, ...extraSeeds], CHAIN);
-  const anchoring = new AnchorBatcher(ledger, admission, wallet, await AnchorJournal.open(join(tempDir(), "journal")), (fn) => fn(), silentLogger());
+  const anchoring = new AnchorBatcher(ledger, admission, wallet, await AnchorJournal.open(join(tempDir(), "journal"), TEST_NETWORK), (fn) => fn(), silentLogger());
   const submitted: SignedTx[] = [];
   let failure: AnchordError | undefined;
   const parts: NodeParts = {

@@ -28,16 +28,16 @@ function logBytes(dir: string): number {
 describe("local marks without their entry", () => {
   it("are deleted by the reload, and no sequence number at or below one is given out again", async () => {
     const dir = join(tempDir(), "pool");
-    const store = await PoolStore.open(dir);
+    const ledger = await openLedger(genesisFor([[acct("marks"), 10n]]));
+    const store = await PoolStore.open(dir, ledger.genesisId);
     // a mark left behind with no entry (an entry that went while its mark was being written)
     await store.write([{ type: "local", seq: 41n }]);
     expect(await store.load()).toEqual({ entries: [], strayMarks: [41n] });
     await store.close();
-    const ledger = await openLedger(genesisFor([[acct("marks"), 10n]]));
     const admission = await openAdmission(ledger, 10, dir);
     expect(admission.pool.nextSeq()).toBeGreaterThan(41n);
     await admission.pool.close();
-    const reopened = await PoolStore.open(dir);
+    const reopened = await PoolStore.open(dir, ledger.genesisId);
     expect(await reopened.load()).toEqual({ entries: [], strayMarks: [] });
     await reopened.close();
     await ledger.close();
@@ -62,7 +62,7 @@ describe("a client's copy of a transaction held from gossip", () => {
     expect(await admission.addMany([tx], { sync: true, local: true })).toEqual(["duplicate"]);
     expect(logBytes(dir)).toBe(after);
     await admission.pool.close();
-    const reopened = await PoolStore.open(dir);
+    const reopened = await PoolStore.open(dir, ledger.genesisId);
     expect((await reopened.load()).entries.map((e) => e.local)).toEqual([true]);
     await reopened.close();
     await ledger.close();

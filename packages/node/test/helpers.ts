@@ -8,6 +8,8 @@ import { silentLogger } from "../src/logger.js";
 import { TxAdmission } from "../src/txAdmission.js";
 
 export const CHAIN = "D".charCodeAt(0);
+/** The genesis id a store is opened with where a test opens one by itself (storeFormat.ts). */
+export const TEST_NETWORK = "test network genesis id";
 const dirs: string[] = [];
 
 export function tempDir(): string {

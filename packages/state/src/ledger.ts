@@ -197,7 +197,7 @@ export class Ledger {
       const format = await db.get(metaKey(META_FORMAT));
       let found = format === undefined ? undefined : readU32(format);
       const anotherNetwork = (): AnchordError =>
-        new AnchordError(ErrorCode.INVALID_FIELD, `data dir ${opts.dataDir} belongs to another network (its genesis block differs): give this network's node another --data-dir, or empty that one to reuse it`, { dataDir: opts.dataDir });
+        new AnchordError(ErrorCode.INVALID_FIELD, `data dir ${opts.dataDir} belongs to another network (its genesis block differs): give this network's node another --data-dir, or empty that one to reuse it`, { dataDir: opts.dataDir, anotherNetwork: true });
       // the format before this one has the same genesis block id: a wrong --genesis is said as such
       if (found === UPGRADABLE_FORMAT) {
         if (!equalBytes(storedGenesis, genesis.idBytes)) throw anotherNetwork();
