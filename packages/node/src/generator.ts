@@ -94,7 +94,8 @@ export class Generator {
     private readonly wallet: Wallet,
     private readonly publish: (block: Block) => void,
     private readonly logger: Logger,
-    private readonly opts: { maxTransactions: number; maxBlockBytes: number; canForge?: () => boolean } = { maxTransactions: 5000, maxBlockBytes: 1 << 20 },
+    /** `maxTransactions`: the network's `maxBlockTransactions` unless given (tests forge smaller blocks). */
+    private readonly opts: { maxTransactions?: number; maxBlockBytes: number; canForge?: () => boolean },
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -220,7 +221,8 @@ export class Generator {
   private select(tipId: Uint8Array, timestamp: number): Prepared {
     const maxBytes = this.opts.maxBlockBytes - BLOCK_HEADER_WITH_SIGNATURE_LENGTH;
     const poolAdditions = this.pool.additions;
-    const { transactions, full } = this.pool.select(this.opts.maxTransactions, timestamp, maxBytes);
+    const maxTransactions = this.opts.maxTransactions ?? this.chain.ledger.config.maxBlockTransactions;
+    const { transactions, full } = this.pool.select(maxTransactions, timestamp, maxBytes);
     return { tipId, timestamp, transactions, root: transactionsRoot(transactions), full, poolAdditions };
   }
 

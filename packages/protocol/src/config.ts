@@ -45,6 +45,9 @@ export interface NetworkConfig {
 
 export const TOKEN = 100_000_000n;
 
+/** Transactions per block on a network whose genesis sets none (LTO: 5000); the block decoder's default bound too. */
+export const DEFAULT_MAX_BLOCK_TRANSACTIONS = 5000;
+
 export const LTO_FEES: FeeSchedule = Object.freeze({
   transfer: 100_000_000n,
   lease: 100_000_000n,
@@ -63,7 +66,7 @@ export function defaultNetworkConfig(chainId: string, name: string, averageBlock
     generatingBalanceWindow: 1000,
     minGeneratingBalance: 1000n * TOKEN,
     maxRollback: 100,
-    maxBlockTransactions: 5000,
+    maxBlockTransactions: DEFAULT_MAX_BLOCK_TRANSACTIONS,
     maxTxTimestampAheadMs: 90 * 60_000,
     maxTxTimestampBehindMs: 2 * 3600_000,
     maxBlockTimestampDriftMs: 100,
