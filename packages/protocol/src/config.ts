@@ -1,7 +1,11 @@
 /**
  * Network parameters: one typed configuration per network, fixed by its genesis file.
  */
+import { confirmationsOf, isFinal } from "@anchord/verify";
 import { AnchordError, ErrorCode } from "./errors.js";
+
+/** How deep a block is and when it is final: the rule lives with the proof verifier, which checks it too. */
+export { confirmationsOf, isFinal };
 
 export interface FeeSchedule {
   readonly transfer: bigint;
@@ -87,17 +91,9 @@ export interface Genesis {
   readonly balances: readonly GenesisBalance[];
 }
 
-/** Confirmations of a block at `height` when the chain is at `tip`: both blocks counted (the tip's own block has 1). */
-export function confirmationsOf(height: number, tip: number): number {
-  return tip - height + 1;
-}
-
-/**
- * A block is final once it is deeper than the network's maximum rollback (`tip - height >=
- * maxRollback`): no node of the network switches to a chain that does not hold it.
- */
+/** Whether the block at `height` is final when the chain is at `tip` (isFinal, @anchord/verify). */
 export function isFinalHeight(height: number, tip: number, config: Pick<NetworkConfig, "maxRollback">): boolean {
-  return confirmationsOf(height, tip) > config.maxRollback;
+  return isFinal(confirmationsOf(height, tip), config.maxRollback);
 }
 
 /**
@@ -111,7 +107,7 @@ export function isFinalHeight(height: number, tip: number, config: Pick<NetworkC
  */
 export function depthOf(height: number, tip: number, finalHeight: number, config: Pick<NetworkConfig, "maxRollback">): { confirmations: number; final: boolean } {
   const counted = confirmationsOf(height, tip);
-  const final = counted > config.maxRollback && height <= finalHeight;
+  const final = isFinal(counted, config.maxRollback) && height <= finalHeight;
   return { confirmations: final ? counted : Math.min(counted, config.maxRollback), final };
 }
 

@@ -13,6 +13,7 @@ import { p256 } from "@noble/curves/nist.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { blake2b } from "@noble/hashes/blake2.js";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { isFinal } from "./depth.js";
 import { base58, concat, equalBytes, fromBase58, fromBase64, fromHex, toHex } from "./encoding.js";
 import {
   BLOCK_HEADER_WITH_SIGNATURE_LENGTH,
@@ -239,7 +240,7 @@ function run(b: unknown): { passed: VerifyStep[]; facts: NonNullable<VerifyResul
   check("format", headerBytes !== undefined && headerBytes.length === BLOCK_HEADER_WITH_SIGNATURE_LENGTH, `block.header must be base64 of ${BLOCK_HEADER_WITH_SIGNATURE_LENGTH} bytes`);
   check("format", isCount(b["confirmations"]) && (b["confirmations"] as number) >= 1, "confirmations must be a positive integer");
   check("format", typeof b["final"] === "boolean", "final must be true or false");
-  check("format", b["final"] === (b["confirmations"] as number) > network.maxRollback, "final must say whether confirmations exceed network.maxRollback");
+  check("format", b["final"] === isFinal(b["confirmations"] as number, network.maxRollback), "final must say whether confirmations exceed network.maxRollback");
   // stated, but printed as a date: held to what a Date holds, as the header's timestamp is
   check("format", isCount(b["issuedAt"]) && b["issuedAt"] <= MAX_DATE_MS, `issuedAt must be a date: 0 to ${MAX_DATE_MS} ms since 1970`);
   passed.push("format");
