@@ -12,6 +12,7 @@ export {
   BLOCK_SIGNATURE_LENGTH,
   BLOCK_VERSION,
   CHAIN_ID_RE,
+  MAX_PROOFS,
   MAX_TX_BYTES,
   NETWORK_NAME_RE,
   FormatError, readAnchorBody, readHeader, readSignedTx, type AnchorBody, type BlockHeaderParts, type KeyType, type SignedTxParts } from "./formats.js";
