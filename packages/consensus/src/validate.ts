@@ -3,7 +3,7 @@
  * a block header against its parent (PROTOCOL.md §5).
  */
 import { addressFromPublicKey, base58Encode, equalBytes } from "@anchord/crypto";
-import { AnchordError, ErrorCode, verifyBlockSignature, type BlockHeader, type NetworkConfig } from "@anchord/protocol";
+import { AnchordError, ErrorCode, INT64_MAX, verifyBlockSignature, type BlockHeader, type NetworkConfig } from "@anchord/protocol";
 import { calculateDelay, calculateHit, generationSignature, hitSourceHeight, nextBaseTarget, BASE_TARGET_WINDOW } from "./fairpos.js";
 
 /**
@@ -279,4 +279,4 @@ export function validateForkStake(
 }
 
 /** A balance no account has (the int64 maximum): no bound. */
-const UNBOUNDED_BALANCE = (1n << 63n) - 1n;
+const UNBOUNDED_BALANCE = INT64_MAX;
