@@ -1,6 +1,6 @@
 /** Parsing and validation of path parameters and body fields; every failure is an AnchordError. */
 import { canonicalAddress, tryBase58Decode, fromHex } from "@anchord/crypto";
-import { AnchordError, ErrorCode, INT64_MAX, balanceWindowOf, checkAmountRange, toBigIntStrict, type JsonValue, type NetworkConfig } from "@anchord/protocol";
+import { AnchordError, ErrorCode, INT64_MAX, balanceWindowOf, checkAmountRange, checkFeeRange, toBigIntStrict, type JsonValue, type NetworkConfig } from "@anchord/protocol";
 
 export const MAX_BLOCK_SEQUENCE = 100;
 /**
@@ -186,13 +186,19 @@ export function requireString(obj: JsonObject, key: string): string {
   return v;
 }
 
-/** An integer JSON number (exact, bigint) within int64, or undefined when absent. */
-export function optionalInteger(obj: JsonObject, key: string): bigint | undefined {
+/** An integer JSON number (exact, bigint, any size: the caller checks its range), or undefined when absent. */
+function optionalExactInteger(obj: JsonObject, key: string): bigint | undefined {
   const v = obj[key];
   if (v === undefined || v === null) return undefined;
   const n = toBigIntStrict(v);
   if (n === undefined) throw new AnchordError(ErrorCode.INVALID_FIELD, `${key} must be an integer number of base units`);
-  if (n > INT64_MAX || n < -INT64_MAX - 1n) throw new AnchordError(ErrorCode.INVALID_FIELD, `${key} is out of the int64 range`);
+  return n;
+}
+
+/** An integer JSON number (exact, bigint) within int64, or undefined when absent. */
+export function optionalInteger(obj: JsonObject, key: string): bigint | undefined {
+  const n = optionalExactInteger(obj, key);
+  if (n !== undefined && (n > INT64_MAX || n < -INT64_MAX - 1n)) throw new AnchordError(ErrorCode.INVALID_FIELD, `${key} is out of the int64 range`);
   return n;
 }
 
@@ -207,9 +213,8 @@ export function requirePositiveAmount(obj: JsonObject, key: string): bigint {
   return checkAmountRange(requireInteger(obj, key), "rejected");
 }
 
-/** An optional fee; when given it must be positive (400 code 112 otherwise). */
+/** An optional fee, by the protocol's fee range (checkFeeRange): ≤ 0 answers 400 code 112, beyond 2^63−1 code 1. */
 export function optionalFee(obj: JsonObject, key = "fee"): bigint | undefined {
-  const v = optionalInteger(obj, key);
-  if (v !== undefined && v <= 0n) throw new AnchordError(ErrorCode.INSUFFICIENT_FEE, `${key} must be positive`);
-  return v;
+  const v = optionalExactInteger(obj, key);
+  return v === undefined ? undefined : checkFeeRange(v, "rejected");
 }

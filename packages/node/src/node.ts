@@ -5,7 +5,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { addressFromPublicKey, base58Encode } from "@anchord/crypto";
-import { AnchordError, ErrorCode, encodedBlock, isAnchordError, type Block, type SignedTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, TxType, encodedBlock, isAnchordError, minFeeFor, type Block, type SignedTx } from "@anchord/protocol";
 import { Ledger } from "@anchord/state";
 import { Network, defaultNetworkOptions } from "@anchord/network";
 import { clientKey, createApi, startApi } from "@anchord/api";
@@ -112,7 +112,8 @@ export class Node {
       const signer = anchoring.account();
       if (signer) {
         const available = ledger.balances(signer.address).available;
-        const fee = ledger.config.minFees.anchorBase + ledger.config.minFees.anchorPerItem;
+        // the fee of an anchor transaction of one anchor, the least a POST /hash can cost
+        const fee = minFeeFor(TxType.Anchor, 1, ledger.config.minFees);
         const how = opts.anchorAccount !== undefined ? "chosen with --anchor-account" : "the best-funded wallet account";
         if (available < fee) log.warn({ account: signer.address, available: String(available), how }, `POST /hash anchors with ${signer.address} (${how}), whose available balance cannot pay an anchor fee: anchoring will fail with code 112 until it is funded`);
         else log.info({ account: signer.address, available: String(available), how }, `POST /hash anchors with ${signer.address} (${how})`);
