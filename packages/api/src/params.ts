@@ -1,6 +1,6 @@
 /** Parsing and validation of path parameters and body fields; every failure is an AnchordError. */
 import { canonicalAddress, tryBase58Decode, fromHex } from "@anchord/crypto";
-import { AnchordError, ErrorCode, INT64_MAX, balanceWindowOf, checkAmountRange, checkFeeRange, toBigIntStrict, type JsonValue, type NetworkConfig } from "@anchord/protocol";
+import { AnchordError, ErrorCode, ID_LENGTH, INT64_MAX, balanceWindowOf, checkAmountRange, checkFeeRange, toBigIntStrict, type JsonValue, type NetworkConfig } from "@anchord/protocol";
 
 export const MAX_BLOCK_SEQUENCE = 100;
 /**
@@ -118,10 +118,10 @@ export function parseHeight(text: string, what = "height"): number {
   return h;
 }
 
-/** A base58 id of 32 bytes (transaction or block id). */
+/** A base58 id of ID_LENGTH (32) bytes (transaction or block id). */
 export function parseId(text: unknown, what: string): string {
-  if (typeof text !== "string" || tryBase58Decode(text, 32) === undefined) {
-    throw new AnchordError(ErrorCode.INVALID_FIELD, `${what} must be a base58 id of 32 bytes`);
+  if (typeof text !== "string" || tryBase58Decode(text, ID_LENGTH) === undefined) {
+    throw new AnchordError(ErrorCode.INVALID_FIELD, `${what} must be a base58 id of ${ID_LENGTH} bytes`);
   }
   return text;
 }

@@ -1,4 +1,5 @@
 /** JSON Schemas (OpenAPI 3.1 / JSON Schema 2020-12) of the API's bodies, shared by the route table. */
+import { ADDRESS_LENGTH } from "@anchord/crypto";
 
 export type JsonSchema = { readonly [k: string]: unknown };
 
@@ -6,7 +7,7 @@ export const ref = (name: keyof typeof SCHEMAS): JsonSchema => ({ $ref: `#/compo
 
 const int64 = (description: string): JsonSchema => ({ type: "integer", format: "int64", description });
 const base58 = (description: string): JsonSchema => ({ type: "string", description, pattern: "^[1-9A-HJ-NP-Za-km-z]+$" });
-const address: JsonSchema = base58("Account address, base58 (26 bytes)");
+const address: JsonSchema = base58(`Account address, base58 (${ADDRESS_LENGTH} bytes)`);
 
 /** The fields of a block header: `BlockHeader` is these, `Block` adds its transactions, fee and size. */
 const HEADER_PROPERTIES: Record<string, JsonSchema> = {

@@ -137,6 +137,9 @@ export function readAnchorBody(body: Uint8Array): AnchorBody {
   throw new FormatError(`anchor transaction version ${version} is not supported`);
 }
 
+/** Transaction and block ids: BLAKE2b-256 digests (base58 in JSON); packages/protocol re-exports it. */
+export const ID_LENGTH = 32;
+
 /** The largest encoded transaction (signed bytes); packages/protocol re-exports it. */
 export const MAX_TX_BYTES = 64 * 1024;
 /** The most proofs a signed transaction's encoding carries; packages/protocol re-exports it. */
@@ -175,7 +178,7 @@ export function readHeader(bytes: Uint8Array): BlockHeaderParts {
   const r = new Reader(bytes, "block header");
   const version = r.u8();
   const timestamp = Number(r.i64());
-  const reference = r.bytes(32);
+  const reference = r.bytes(ID_LENGTH);
   r.i64(); // base target
   r.bytes(32); // generation signature
   const generator = r.bytes(32);

@@ -1,6 +1,6 @@
 /** Leases signed by the node's wallet (interface §4.7–4.8) and the active-lease listing. */
 import { base58Encode } from "@anchord/crypto";
-import { AnchordError, ErrorCode, txToJson, type LeaseTx, type SignedTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, ID_LENGTH, txToJson, type LeaseTx, type SignedTx } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
 import { MAX_BODY, optionalFee, recordsReadCost, optionalString, parseAddressText, parseHeight, parseId, requireObject, requirePositiveAmount, requireString } from "../params.js";
 import { queryCount, queryList } from "../query.js";
@@ -166,7 +166,7 @@ export const leasingRoutes: RouteDef[] = [
     params: { id: { description: "Lease id (the lease transaction's id), base58", schema: { type: "string" }, example: LEASE_ID } },
     responses: {
       200: { description: "The lease", schema: ref("LeaseInfo"), example: EXAMPLE_LEASE_INFO },
-      400: errorDoc("Not a base58 id of 32 bytes"),
+      400: errorDoc(`Not a base58 id of ${ID_LENGTH} bytes`),
       404: errorDoc("No lease with this id in the chain (code 311)"),
     },
     handler: ({ backend, params }) => json(leaseInfoJson(backend, parseId(params["id"], "lease id"))),

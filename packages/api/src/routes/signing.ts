@@ -4,7 +4,7 @@
  * calculation.
  */
 import { SIGNATURE_LENGTH, addressFromPublicKey, base58Encode, keyPairFromSeed } from "@anchord/crypto";
-import { TxType, minFee, txFromJson, validateTxStateless, withProofs, type JsonValue, type NetworkConfig } from "@anchord/protocol";
+import { ID_LENGTH, TxType, minFee, txFromJson, validateTxStateless, withProofs, type JsonValue, type NetworkConfig } from "@anchord/protocol";
 import { parseAddressText, requireObject } from "../params.js";
 import { errorDoc, json, type ResponseDoc, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
@@ -20,7 +20,7 @@ const walletErrors = errorDoc(
 /** Stand-ins for the fields a fee question may leave out: the minimum fee depends on none of them. */
 const STAND_IN_KEY = keyPairFromSeed("anchord calculateFee stand-in sender").publicKey;
 const STAND_IN_RECIPIENT_KEY = keyPairFromSeed("anchord calculateFee stand-in recipient").publicKey;
-const STAND_IN_LEASE_ID = base58Encode(new Uint8Array(32).fill(1));
+const STAND_IN_LEASE_ID = base58Encode(new Uint8Array(ID_LENGTH).fill(1));
 
 const absent = (v: unknown): boolean => v === undefined || v === null;
 
