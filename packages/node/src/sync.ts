@@ -10,11 +10,12 @@
 import { equalBytes } from "@anchord/crypto";
 import { AnchordError, ErrorCode, blockScore, decodeBlock, isAnchordError, peerAction, type Block, type BlockHeader, type NetworkConfig } from "@anchord/protocol";
 import { BASE_TARGET_WINDOW, isBlockInFuture, validateHeaderChain, type ParentRef } from "@anchord/consensus";
-import type { Network, SyncStatus } from "@anchord/network";
+import { syncLimits, type Network, type SyncStatus } from "@anchord/network";
 import type { Chain } from "./chain.js";
 import type { Logger } from "./logger.js";
 
-export const SYNC_BATCH = 100;
+/** Blocks asked for per request: as many as a peer serves in one BLOCKS answer. */
+export const SYNC_BATCH = syncLimits.maxBlocksPerResponse;
 /** Batches requested (and verified) ahead of the one being applied. */
 const SYNC_AHEAD = 2;
 /** At most this many fork blocks (and bytes) are held in memory before deciding on a switch. */
