@@ -32,10 +32,13 @@ export const MAX_LISTED_ENCODED_BYTES = 2 * 1024 * 1024;
  * - `default` (a body of one object: a transaction, a lease, a hash): the largest is a transaction
  *   of MAX_ANCHORS (100) anchors of MAX_ANCHOR_BYTES (80; 110 base58 characters each, quoted),
  *   sponsored, with MAX_PROOFS (8) proofs: ~12.5 KB compact, ~13.5 KB indented by four spaces;
- * - `idBatch` (POST /transactions/status and /leasing/info, up to 1000 ids of at most 44 base58
- *   characters): 47,009 bytes compact, 56,021 indented by four spaces.
+ * - `idBatch` (POST /transactions/status and /leasing/info, up to MAX_ID_BATCH (1000) ids of at
+ *   most 44 base58 characters): 47,009 bytes compact, 56,021 indented by four spaces.
  */
 export const MAX_BODY = Object.freeze({ default: 32 * 1024, idBatch: 64 * 1024 });
+
+/** Most ids one batch asks about: GET and POST /transactions/status, GET and POST /leasing/info. */
+export const MAX_ID_BATCH = 1000;
 
 /**
  * Weights in the per-client read budget charged before a request's work (`RouteDef.cost`,
@@ -116,6 +119,16 @@ export function parseHeight(text: string, what = "height"): number {
   const h = parseUint(text, what, Number.MAX_SAFE_INTEGER);
   if (h < 1) throw new AnchordError(ErrorCode.INVALID_FIELD, `${what} must be at least 1`);
   return h;
+}
+
+/**
+ * A batch of ids (`what`: "transaction", "lease"): an array of 1 to MAX_ID_BATCH base58 ids, each
+ * handed to `each` as soon as it is parsed (so the first bad or unknown id is the one reported).
+ */
+export function parseIdBatch<T>(values: unknown, what: string, each: (id: string) => T): T[] {
+  if (!Array.isArray(values)) throw new AnchordError(ErrorCode.INVALID_FIELD, `ids must be an array of ${what} ids`);
+  if (values.length === 0 || values.length > MAX_ID_BATCH) throw new AnchordError(ErrorCode.INVALID_FIELD, `1 to ${MAX_ID_BATCH} ${what} ids, got ${values.length}`);
+  return values.map((v: unknown) => each(parseId(v, `${what} id`)));
 }
 
 /** A base58 id of ID_LENGTH (32) bytes (transaction or block id). */
