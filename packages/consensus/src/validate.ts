@@ -160,6 +160,14 @@ export function isBlockInFuture(block: Pick<BlockHeader, "timestamp">, now: numb
   return block.timestamp > now + config.maxBlockTimestampDriftMs;
 }
 
+/**
+ * How long from `now` until `block` is due: the wait (ms, ≤ 0 when it is due already) after which
+ * isBlockInFuture no longer holds, with one millisecond to spare.
+ */
+export function msUntilBlockDue(block: Pick<BlockHeader, "timestamp">, now: number, config: Pick<NetworkConfig, "maxBlockTimestampDriftMs">): number {
+  return block.timestamp - config.maxBlockTimestampDriftMs - now + 1;
+}
+
 function checkNotInFuture(block: BlockHeader, now: number, config: NetworkConfig, at: string): void {
   const latest = now + config.maxBlockTimestampDriftMs;
   if (isBlockInFuture(block, now, config)) {
