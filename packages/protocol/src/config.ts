@@ -1,11 +1,13 @@
 /**
  * Network parameters: one typed configuration per network, fixed by its genesis file.
  */
-import { confirmationsOf, isFinal } from "@anchord/verify";
+import { TOKEN, confirmationsOf, formatTokens, isFinal } from "@anchord/verify";
 import { AnchordError, ErrorCode } from "./errors.js";
 
 /** How deep a block is and when it is final: the rule lives with the proof verifier, which checks it too. */
 export { confirmationsOf, isFinal };
+/** The token's unit (10^8 base units) and its exact formatting live with the verifier, for the web page too. */
+export { TOKEN, formatTokens };
 
 export interface FeeSchedule {
   readonly transfer: bigint;
@@ -46,8 +48,6 @@ export interface NetworkConfig {
    */
   readonly allowVersionsWithoutChainId: boolean;
 }
-
-export const TOKEN = 100_000_000n;
 
 /** Transactions per block on a network whose genesis sets none (LTO: 5000); the block decoder's default bound too. */
 export const DEFAULT_MAX_BLOCK_TRANSACTIONS = 5000;

@@ -5,6 +5,7 @@
 export * from "./merkle.js";
 export * from "./bundle.js";
 export { confirmationsOf, isFinal } from "./depth.js";
+export { TOKEN, formatTokens } from "./units.js";
 export {
   BLOCK_HEADER_LENGTH,
   BLOCK_HEADER_WITH_SIGNATURE_LENGTH,
