@@ -145,6 +145,18 @@ export interface EventFeed {
   readonly capacity: number;
 }
 
+/**
+ * Events a node's feed keeps for resuming (GET /events `Last-Event-ID`, docs/api.md; the node's
+ * EventLog, node/events.ts, is this long; here so that the route's documentation states it). More
+ * than one block can produce (a 2 MiB block holds ~60,000 anchors, and the anchors of the block
+ * that became final come with it): a stream is written only between blocks, so a block's events
+ * must all fit. An event is kept as its JSON data, its type and, for a `tx` event, the addresses it
+ * concerns, each one flat string, not objects (JSON.stringify's text comes as a tree of V8 string
+ * pieces, ~95 bytes more a transfer's event, until flatString joins it): ~230 bytes for a
+ * transfer's with its addresses, ~23 MB for a full window (docs/performance.md).
+ */
+export const EVENT_WINDOW = 100_000;
+
 /** Counts the stored records a read went through (see ApiBackend.balancesAt). */
 export interface ReadMeter {
   records: number;

@@ -1,6 +1,6 @@
 /** Sending JSON with exact big integers, and the API's own HTTP-level errors. */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { stringifyJson } from "@anchord/protocol";
+import { LtoCode, stringifyJson } from "@anchord/protocol";
 import { reserveAnswer } from "./answerGuard.js";
 
 /**
@@ -85,14 +85,8 @@ export function sendText(res: ServerResponse, status: number, contentType: strin
   return bytes;
 }
 
-/** LTO integer error codes the HTTP layer uses for errors that are not AnchordErrors. */
-export const LtoCode = {
-  UNKNOWN: 0,
-  WRONG_JSON: 1,
-  API_KEY_NOT_VALID: 2,
-  BLOCK_NOT_EXISTS: 301,
-  TRANSACTION_NOT_EXISTS: 311,
-} as const;
+/** LTO integer error codes: protocol's one table (errors.ts), also for errors that are not AnchordErrors. */
+export { LtoCode };
 
 /** An error answered with a fixed HTTP status and LTO code (routing, auth, size, rate limits). */
 export class HttpError extends Error {

@@ -12,6 +12,6 @@ export { httpStatusOf, errorResponse, type ErrorBody } from "./errors.js";
 export { HttpError, LtoCode } from "./http.js";
 export { consoleLogger, silentLogger, type ApiLogger } from "./logger.js";
 export { DEFAULT_BODY_LIMIT } from "./body.js";
-export { MAX_BLOCK_SEQUENCE, MAX_BLOCK_SEQUENCE_TRANSACTIONS, MAX_UNCONFIRMED_LISTED, MAX_LISTED_ENCODED_BYTES, MAX_BODY } from "./params.js";
+export { MAX_BLOCK_SEQUENCE, MAX_BLOCK_SEQUENCE_TRANSACTIONS, MAX_UNCONFIRMED_LISTED, MAX_LISTED_ENCODED_BYTES, MAX_BODY, MAX_ID_BATCH } from "./params.js";
 export type { RouteDef, RouteContext, Reply } from "./route.js";
 export { apiTokenProblem } from "./auth.js";

@@ -1,6 +1,6 @@
 /** Parsing and validation of path parameters and body fields; every failure is an AnchordError. */
 import { canonicalAddress, tryBase58Decode, fromHex } from "@anchord/crypto";
-import { AnchordError, ErrorCode, INT64_MAX, balanceWindowOf, checkAmountRange, toBigIntStrict, type JsonValue, type NetworkConfig } from "@anchord/protocol";
+import { AnchordError, ErrorCode, ID_LENGTH, INT64_MAX, balanceWindowOf, checkAmountRange, checkFeeRange, toBigIntStrict, type JsonValue, type NetworkConfig } from "@anchord/protocol";
 
 export const MAX_BLOCK_SEQUENCE = 100;
 /**
@@ -32,10 +32,13 @@ export const MAX_LISTED_ENCODED_BYTES = 2 * 1024 * 1024;
  * - `default` (a body of one object: a transaction, a lease, a hash): the largest is a transaction
  *   of MAX_ANCHORS (100) anchors of MAX_ANCHOR_BYTES (80; 110 base58 characters each, quoted),
  *   sponsored, with MAX_PROOFS (8) proofs: ~12.5 KB compact, ~13.5 KB indented by four spaces;
- * - `idBatch` (POST /transactions/status and /leasing/info, up to 1000 ids of at most 44 base58
- *   characters): 47,009 bytes compact, 56,021 indented by four spaces.
+ * - `idBatch` (POST /transactions/status and /leasing/info, up to MAX_ID_BATCH (1000) ids of at
+ *   most 44 base58 characters): 47,009 bytes compact, 56,021 indented by four spaces.
  */
 export const MAX_BODY = Object.freeze({ default: 32 * 1024, idBatch: 64 * 1024 });
+
+/** Most ids one batch asks about: GET and POST /transactions/status, GET and POST /leasing/info. */
+export const MAX_ID_BATCH = 1000;
 
 /**
  * Weights in the per-client read budget charged before a request's work (`RouteDef.cost`,
@@ -118,10 +121,20 @@ export function parseHeight(text: string, what = "height"): number {
   return h;
 }
 
-/** A base58 id of 32 bytes (transaction or block id). */
+/**
+ * A batch of ids (`what`: "transaction", "lease"): an array of 1 to MAX_ID_BATCH base58 ids, each
+ * handed to `each` as soon as it is parsed (so the first bad or unknown id is the one reported).
+ */
+export function parseIdBatch<T>(values: unknown, what: string, each: (id: string) => T): T[] {
+  if (!Array.isArray(values)) throw new AnchordError(ErrorCode.INVALID_FIELD, `ids must be an array of ${what} ids`);
+  if (values.length === 0 || values.length > MAX_ID_BATCH) throw new AnchordError(ErrorCode.INVALID_FIELD, `1 to ${MAX_ID_BATCH} ${what} ids, got ${values.length}`);
+  return values.map((v: unknown) => each(parseId(v, `${what} id`)));
+}
+
+/** A base58 id of ID_LENGTH (32) bytes (transaction or block id). */
 export function parseId(text: unknown, what: string): string {
-  if (typeof text !== "string" || tryBase58Decode(text, 32) === undefined) {
-    throw new AnchordError(ErrorCode.INVALID_FIELD, `${what} must be a base58 id of 32 bytes`);
+  if (typeof text !== "string" || tryBase58Decode(text, ID_LENGTH) === undefined) {
+    throw new AnchordError(ErrorCode.INVALID_FIELD, `${what} must be a base58 id of ${ID_LENGTH} bytes`);
   }
   return text;
 }
@@ -186,13 +199,19 @@ export function requireString(obj: JsonObject, key: string): string {
   return v;
 }
 
-/** An integer JSON number (exact, bigint) within int64, or undefined when absent. */
-export function optionalInteger(obj: JsonObject, key: string): bigint | undefined {
+/** An integer JSON number (exact, bigint, any size: the caller checks its range), or undefined when absent. */
+function optionalExactInteger(obj: JsonObject, key: string): bigint | undefined {
   const v = obj[key];
   if (v === undefined || v === null) return undefined;
   const n = toBigIntStrict(v);
   if (n === undefined) throw new AnchordError(ErrorCode.INVALID_FIELD, `${key} must be an integer number of base units`);
-  if (n > INT64_MAX || n < -INT64_MAX - 1n) throw new AnchordError(ErrorCode.INVALID_FIELD, `${key} is out of the int64 range`);
+  return n;
+}
+
+/** An integer JSON number (exact, bigint) within int64, or undefined when absent. */
+export function optionalInteger(obj: JsonObject, key: string): bigint | undefined {
+  const n = optionalExactInteger(obj, key);
+  if (n !== undefined && (n > INT64_MAX || n < -INT64_MAX - 1n)) throw new AnchordError(ErrorCode.INVALID_FIELD, `${key} is out of the int64 range`);
   return n;
 }
 
@@ -207,9 +226,8 @@ export function requirePositiveAmount(obj: JsonObject, key: string): bigint {
   return checkAmountRange(requireInteger(obj, key), "rejected");
 }
 
-/** An optional fee; when given it must be positive (400 code 112 otherwise). */
+/** An optional fee, by the protocol's fee range (checkFeeRange): ≤ 0 answers 400 code 112, beyond 2^63−1 code 1. */
 export function optionalFee(obj: JsonObject, key = "fee"): bigint | undefined {
-  const v = optionalInteger(obj, key);
-  if (v !== undefined && v <= 0n) throw new AnchordError(ErrorCode.INSUFFICIENT_FEE, `${key} must be positive`);
-  return v;
+  const v = optionalExactInteger(obj, key);
+  return v === undefined ? undefined : checkFeeRange(v, "rejected");
 }

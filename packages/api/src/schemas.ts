@@ -1,4 +1,6 @@
 /** JSON Schemas (OpenAPI 3.1 / JSON Schema 2020-12) of the API's bodies, shared by the route table. */
+import { ADDRESS_LENGTH } from "@anchord/crypto";
+import { TxType } from "@anchord/protocol";
 
 export type JsonSchema = { readonly [k: string]: unknown };
 
@@ -6,7 +8,7 @@ export const ref = (name: keyof typeof SCHEMAS): JsonSchema => ({ $ref: `#/compo
 
 const int64 = (description: string): JsonSchema => ({ type: "integer", format: "int64", description });
 const base58 = (description: string): JsonSchema => ({ type: "string", description, pattern: "^[1-9A-HJ-NP-Za-km-z]+$" });
-const address: JsonSchema = base58("Account address, base58 (26 bytes)");
+const address: JsonSchema = base58(`Account address, base58 (${ADDRESS_LENGTH} bytes)`);
 
 /** The fields of a block header: `BlockHeader` is these, `Block` adds its transactions, fee and size. */
 const HEADER_PROPERTIES: Record<string, JsonSchema> = {
@@ -27,7 +29,11 @@ const HEADER_PROPERTIES: Record<string, JsonSchema> = {
 };
 
 const transactionProperties = {
-  type: { type: "integer", enum: [1, 4, 8, 9, 15], description: "1 genesis, 4 transfer, 8 lease, 9 cancel lease, 15 anchor" },
+  type: {
+    type: "integer",
+    enum: Object.values(TxType),
+    description: `${TxType.Genesis} genesis, ${TxType.Transfer} transfer, ${TxType.Lease} lease, ${TxType.CancelLease} cancel lease, ${TxType.Anchor} anchor`,
+  },
   version: { type: "integer" },
   id: base58("Transaction id: base58(blake2b256(body))"),
   sender: address,

@@ -6,7 +6,7 @@ import * as http from "node:http";
 import * as net from "node:net";
 import type { Duplex } from "node:stream";
 import type { Express } from "express";
-import { AnchordError, ErrorCode } from "@anchord/protocol";
+import { AnchordError, ErrorCode, LtoCode } from "@anchord/protocol";
 import { fastHandlerOf, requiresApiToken } from "./app.js";
 import { AnswerGuard, DEFAULT_ANSWER_LIMITS, type AnswerLimits } from "./answerGuard.js";
 import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connectionGuard.js";
@@ -73,7 +73,7 @@ export async function startApi(app: Express, opts: ListenOptions): Promise<Runni
     if (!guard.admit(req, res)) return;
     // Node would answer a missing Host header with a bare 400; answer it as JSON like the rest
     if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && headerOf(req, "host") === undefined) {
-      res.writeHead(400, { "Content-Type": "application/json; charset=utf-8", "Access-Control-Allow-Origin": "*", Connection: "close" }).end(JSON.stringify({ error: 0, message: "missing Host header" }));
+      res.writeHead(400, { "Content-Type": "application/json; charset=utf-8", "Access-Control-Allow-Origin": "*", Connection: "close" }).end(JSON.stringify({ error: LtoCode.UNKNOWN, message: "missing Host header" }));
       return;
     }
     if (fast === undefined || !fast(req, res)) app(req, res);

@@ -1,10 +1,11 @@
 /** Last answers written straight to a socket (requests that never reach the app), and closing it. */
 import * as http from "node:http";
 import type { Duplex } from "node:stream";
+import { LtoCode } from "@anchord/protocol";
 
 /** A JSON error answer (the API's `{error, message}` body), with `Connection: close`. */
 export function rawJsonError(status: number, message: string, headers: Readonly<Record<string, string>> = {}): string {
-  const body = JSON.stringify({ error: 0, message });
+  const body = JSON.stringify({ error: LtoCode.UNKNOWN, message });
   const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
   return (
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? "Error"}\r\nContent-Type: application/json; charset=utf-8\r\n` +

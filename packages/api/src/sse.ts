@@ -15,6 +15,7 @@ import type { EventFeed } from "./backend.js";
 import { markStreaming, reserveAnswer } from "./answerGuard.js";
 import { HttpError, LtoCode } from "./http.js";
 import { socketClientKey } from "./clientKey.js";
+import { CLOSE_GRACE_MS } from "./socketClose.js";
 
 export interface StreamLimits {
   /** Open streams per client address. */
@@ -44,7 +45,7 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = Object.freeze({
   maxQueuedBytes: 96 * 1024,
   heartbeatMs: 15_000,
   stallMs: 60_000,
-  closeGraceMs: 5_000,
+  closeGraceMs: CLOSE_GRACE_MS,
 });
 
 /** Events read from the feed per step (bounds the work of one wake-up). */

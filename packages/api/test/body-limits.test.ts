@@ -7,9 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { base58Encode, keyPairFromSeed } from "@anchord/crypto";
 import { MAX_ANCHORS, MAX_ANCHOR_BYTES, MAX_PROOFS, createTx, signTx, stringifyJson, txToJson, type SignedTx } from "@anchord/protocol";
-import { MAX_BODY } from "../src/index.js";
-import { MAX_STATUS_IDS } from "../src/routes/history.js";
-import { MAX_LEASE_IDS } from "../src/routes/leasing.js";
+import { MAX_BODY, MAX_ID_BATCH } from "../src/index.js";
 import { ADDRESS_2, SEED_1, SEED_2 } from "./memoryBackend.js";
 import { expectErrorBody, serve, type TestApi } from "./helpers.js";
 
@@ -79,12 +77,12 @@ describe("per-route body limits", () => {
     expect(r.json).toEqual({ feeAssetId: null, feeAmount: Number(fee) });
     expect(Buffer.byteLength(fullest)).toBeLessThan(MAX_BODY.default / 2);
     // the most ids a batch takes, each of the longest spelling
-    const statusIds = stringifyJson({ ids: longestIds(MAX_STATUS_IDS) }, 4);
+    const statusIds = stringifyJson({ ids: longestIds(MAX_ID_BATCH) }, 4);
     const status = await t.post("/transactions/status", statusIds);
     expect(status.status).toBe(200);
-    expect((status.json as unknown[]).length).toBe(MAX_STATUS_IDS);
+    expect((status.json as unknown[]).length).toBe(MAX_ID_BATCH);
     // read and parsed: the first id is no lease (404 code 311), not a body too large
-    expectErrorBody(await t.post("/leasing/info", stringifyJson({ ids: longestIds(MAX_LEASE_IDS) }, 4)), 404, 311);
+    expectErrorBody(await t.post("/leasing/info", stringifyJson({ ids: longestIds(MAX_ID_BATCH) }, 4)), 404, 311);
     expect(Buffer.byteLength(statusIds)).toBeLessThan(MAX_BODY.idBatch);
   });
 

@@ -76,6 +76,7 @@ describe("wallet leases: POST /leasing/lease, /leasing/cancel, GET /leasing/acti
       [{ sender: ADDRESS_1, recipient: ADDRESS_2, amount: -5 }, 400, 111],
       [{ sender: ADDRESS_1, recipient: ADDRESS_2, amount: TOKEN, fee: 0 }, 400, 112],
       [{ sender: ADDRESS_1, recipient: ADDRESS_2, amount: TOKEN, fee: 1 }, 400, 112], // below the minimum
+      [{ sender: ADDRESS_1, recipient: ADDRESS_2, amount: TOKEN, fee: 1n << 63n }, 400, 1], // beyond int64: the fee range's code
       [{ sender: ADDRESS_1, recipient: ADDRESS_2, amount: 10_000_000 * TOKEN }, 400, 112], // insufficient funds
     ];
     for (const [body, status, code] of cases) expectErrorBody(await t.post("/leasing/lease", body), status, code);

@@ -3,7 +3,7 @@
  * a block header against its parent (PROTOCOL.md §5).
  */
 import { addressFromPublicKey, base58Encode, equalBytes } from "@anchord/crypto";
-import { AnchordError, ErrorCode, verifyBlockSignature, type BlockHeader, type NetworkConfig } from "@anchord/protocol";
+import { AnchordError, ErrorCode, INT64_MAX, verifyBlockSignature, type BlockHeader, type NetworkConfig } from "@anchord/protocol";
 import { calculateDelay, calculateHit, generationSignature, hitSourceHeight, nextBaseTarget, BASE_TARGET_WINDOW } from "./fairpos.js";
 
 /**
@@ -160,6 +160,14 @@ export function isBlockInFuture(block: Pick<BlockHeader, "timestamp">, now: numb
   return block.timestamp > now + config.maxBlockTimestampDriftMs;
 }
 
+/**
+ * How long from `now` until `block` is due: the wait (ms, ≤ 0 when it is due already) after which
+ * isBlockInFuture no longer holds, with one millisecond to spare.
+ */
+export function msUntilBlockDue(block: Pick<BlockHeader, "timestamp">, now: number, config: Pick<NetworkConfig, "maxBlockTimestampDriftMs">): number {
+  return block.timestamp - config.maxBlockTimestampDriftMs - now + 1;
+}
+
 function checkNotInFuture(block: BlockHeader, now: number, config: NetworkConfig, at: string): void {
   const latest = now + config.maxBlockTimestampDriftMs;
   if (isBlockInFuture(block, now, config)) {
@@ -279,4 +287,4 @@ export function validateForkStake(
 }
 
 /** A balance no account has (the int64 maximum): no bound. */
-const UNBOUNDED_BALANCE = (1n << 63n) - 1n;
+const UNBOUNDED_BALANCE = INT64_MAX;

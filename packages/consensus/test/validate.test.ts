@@ -17,6 +17,8 @@ import {
   expectedBlockFields,
   generationSignature,
   initialBaseTarget,
+  isBlockInFuture,
+  msUntilBlockDue,
   nextBaseTarget,
   validateBlockConsensus,
   validateForkHeaders,
@@ -115,6 +117,18 @@ function codeOf(f: () => void): string | undefined {
     return (e as { code?: string }).code ?? String(e);
   }
 }
+
+describe("msUntilBlockDue", () => {
+  it("is the wait after which isBlockInFuture no longer holds", () => {
+    const config = { maxBlockTimestampDriftMs: 100 };
+    const block = { timestamp: GENESIS_TS };
+    for (const now of [GENESIS_TS - 5000, GENESIS_TS - 101, GENESIS_TS - 100, GENESIS_TS]) {
+      const wait = msUntilBlockDue(block, now, config);
+      if (wait > 1) expect(isBlockInFuture(block, now + wait - 2, config)).toBe(true);
+      expect(isBlockInFuture(block, now + wait, config)).toBe(false);
+    }
+  });
+});
 
 describe("expectedBlockFields", () => {
   it("computes generation signature, hit, delay and base target from the parent", () => {

@@ -129,7 +129,8 @@ export function base58Decode(text: string): Uint8Array {
 /**
  * Base58 decoding takes time quadratic in the text length (100,000 characters: seconds of CPU), so
  * untrusted text is bounded before it is decoded: at most the longest encoding of `length` bytes,
- * or MAX_BASE58_TEXT characters when no length is expected.
+ * or MAX_BASE58_TEXT characters when no length is expected. @anchord/verify, which cannot import
+ * this package, has a copy (its test/formats.test.ts pins the two equal).
  */
 export const MAX_BASE58_TEXT = 1024;
 

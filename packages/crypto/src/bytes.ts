@@ -61,8 +61,13 @@ export function int32BE(n: number): Uint8Array {
 const I64 = new BigInt64Array(1);
 const I64_BYTES = new Uint8Array(I64.buffer);
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-const I64_MIN = -(2n ** 63n);
-const I64_MAX = 2n ** 63n - 1n;
+/**
+ * The int64 bound, written once: amounts, fees, balances and base targets are int64 on the wire and
+ * in LTO (PROTOCOL.md §0), so every range check in the node compares against this (packages/protocol
+ * re-exports it, int64.ts).
+ */
+export const INT64_MAX = (1n << 63n) - 1n;
+const INT64_MIN = -INT64_MAX - 1n;
 
 /**
  * Writes `value` as 8 bytes big-endian two's complement at `offset`; returns the offset after it.
@@ -71,7 +76,7 @@ const I64_MAX = 2n ** 63n - 1n;
  * block's ledger batch made); this goes through a typed array instead.
  */
 export function writeInt64BE(target: Uint8Array, value: bigint, offset = 0): number {
-  if (value < I64_MIN || value > I64_MAX) throw new RangeError(`${value} is outside the int64 range`);
+  if (value < INT64_MIN || value > INT64_MAX) throw new RangeError(`${value} is outside the int64 range`);
   if (offset < 0 || offset + 8 > target.length) throw new RangeError(`offset ${offset} leaves no room for 8 bytes`);
   I64[0] = value;
   const b = I64_BYTES;

@@ -14,6 +14,7 @@
  * cache; a key OpenSSL refuses is remembered as refused.
  */
 import { createPublicKey, verify as nodeVerify, type KeyObject } from "node:crypto";
+import { SIGNATURE_LENGTH } from "./lengths.js";
 
 export type EcdsaCurve = "secp256k1" | "secp256r1";
 
@@ -31,7 +32,6 @@ const SPKI_PREFIX: Record<EcdsaCurve, Buffer> = {
 };
 
 const COMPRESSED_KEY_LENGTH = 33;
-const SIGNATURE_LENGTH = 64;
 
 /** Imported keys (curve and key bytes → KeyObject, or null when OpenSSL refused it): bounded, FIFO. */
 const MAX_CACHED_KEYS = 20_000;

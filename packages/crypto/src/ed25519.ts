@@ -20,6 +20,7 @@
  */
 import { createPublicKey, verify as nodeVerify, type KeyObject } from "node:crypto";
 import { createRequire } from "node:module";
+import { SIGNATURE_LENGTH } from "./lengths.js";
 
 export type Ed25519Backend = "libsodium" | "node:crypto";
 
@@ -88,7 +89,7 @@ function hasSmallOrder(b: Uint8Array, at: number): boolean {
 export function ed25519PreCheck(publicKey: Uint8Array, signature: Uint8Array): boolean {
   return (
     publicKey.length === 32 &&
-    signature.length === 64 &&
+    signature.length === SIGNATURE_LENGTH &&
     isCanonicalScalar(signature, 32) &&
     isCanonicalY(publicKey, 0) &&
     isCanonicalY(signature, 0) &&
@@ -140,7 +141,7 @@ function nodePublicKey(publicKey: Uint8Array): KeyObject {
 /** One backend alone, without the pre-check. False for anything it cannot take; throws only if
  * asked for libsodium when sodium-native did not load. */
 export function verifyEd25519Raw(backend: Ed25519Backend, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  if (publicKey.length !== 32 || signature.length !== 64) return false;
+  if (publicKey.length !== 32 || signature.length !== SIGNATURE_LENGTH) return false;
   if (backend === "libsodium") {
     const lib = sodiumOrNull();
     if (lib === null) throw new Error("sodium-native is not available");

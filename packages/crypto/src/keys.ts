@@ -14,14 +14,18 @@ import { concatBytes, int32BE, utf8 } from "./bytes.js";
 import { sha256, secureHash } from "./hash.js";
 import { verifyEd25519 } from "./ed25519.js";
 import { verifyEcdsa } from "./ecdsa.js";
+import { SIGNATURE_LENGTH } from "./lengths.js";
 
 export type KeyType = "ed25519" | "secp256k1" | "secp256r1";
 
-/** Key type byte as it appears in v3 transaction bodies, and back. */
+/**
+ * Key type byte as it appears in v3 transaction bodies, and back. @anchord/verify, which cannot
+ * import this package, copies the types and lengths (its test/formats.test.ts pins them equal).
+ */
 export const KEY_TYPE_BYTE: Record<KeyType, number> = { ed25519: 1, secp256k1: 2, secp256r1: 3 };
 export const KEY_TYPE_BY_BYTE: Record<number, KeyType | undefined> = { 1: "ed25519", 2: "secp256k1", 3: "secp256r1" };
 export const PUBLIC_KEY_LENGTH: Record<KeyType, number> = { ed25519: 32, secp256k1: 33, secp256r1: 33 };
-export const SIGNATURE_LENGTH = 64;
+export { SIGNATURE_LENGTH };
 
 export interface KeyPair {
   readonly keyType: "ed25519";

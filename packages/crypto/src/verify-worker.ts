@@ -23,8 +23,9 @@
  */
 import { KEY_TYPE_BYTE, type KeyType } from "./keys.js";
 import { ECDSA_SPKI_PREFIX_HEX } from "./ecdsa.js";
+import { SIGNATURE_LENGTH } from "./lengths.js";
 
-export const RECORD_LENGTH = 1 + 33 + 64;
+export const RECORD_LENGTH = 1 + 33 + SIGNATURE_LENGTH;
 
 /** Request posted to a worker. `buffer` is transferred. */
 export interface VerifyChunkMessage {

@@ -11,9 +11,9 @@
  *   BLOCKS  n(u16), then n frames, one encoded block each
  *   COMMON  height(u64)
  */
-import { AnchordError, ErrorCode } from "@anchord/protocol";
+import { AnchordError, ErrorCode, ID_LENGTH } from "@anchord/protocol";
 
-export const BLOCK_ID_LENGTH = 32;
+export const BLOCK_ID_LENGTH = ID_LENGTH;
 export const SCORE_LENGTH = 32;
 
 export const RequestKind = { status: 0x01, blocks: 0x02, common: 0x03 } as const;
@@ -68,7 +68,7 @@ export function encodeRequest(req: SyncRequest, maxLocatorIds: number): Uint8Arr
   switch (req.kind) {
     case "status": {
       if (req.genesisId === undefined) return Uint8Array.of(RequestKind.status);
-      if (req.genesisId.length !== BLOCK_ID_LENGTH) throw new AnchordError(ErrorCode.INVALID_FIELD, "genesis id must be 32 bytes");
+      if (req.genesisId.length !== BLOCK_ID_LENGTH) throw new AnchordError(ErrorCode.INVALID_FIELD, `genesis id must be ${BLOCK_ID_LENGTH} bytes`);
       const out = new Uint8Array(1 + BLOCK_ID_LENGTH);
       out[0] = RequestKind.status;
       out.set(req.genesisId, 1);
@@ -95,7 +95,7 @@ export function encodeRequest(req: SyncRequest, maxLocatorIds: number): Uint8Arr
       out[1] = n;
       req.locator.forEach((id, i) => {
         if (id.length !== BLOCK_ID_LENGTH) {
-          throw new AnchordError(ErrorCode.INVALID_FIELD, "locator ids must be 32 bytes", { index: i });
+          throw new AnchordError(ErrorCode.INVALID_FIELD, `locator ids must be ${BLOCK_ID_LENGTH} bytes`, { index: i });
         }
         out.set(id, 2 + i * BLOCK_ID_LENGTH);
       });
@@ -161,7 +161,7 @@ export function decodeScore(bytes: Uint8Array): bigint {
 
 export function encodeStatusResponse(status: SyncStatus): Uint8Array {
   if (status.genesisId.length !== BLOCK_ID_LENGTH || status.tipId.length !== BLOCK_ID_LENGTH) {
-    throw new AnchordError(ErrorCode.INVALID_FIELD, "status ids must be 32 bytes");
+    throw new AnchordError(ErrorCode.INVALID_FIELD, `status ids must be ${BLOCK_ID_LENGTH} bytes`);
   }
   const out = new Uint8Array(1 + STATUS_BODY_LENGTH);
   const view = viewOf(out);

@@ -1,4 +1,5 @@
 /** The node's implementation of the HTTP interface's `ApiBackend`. */
+import { createRequire } from "node:module";
 import { AnchordError, ErrorCode, TxType, createTx, decodeTx, encodedTx, signTx, transactionAuditPath, type JsonValue, type Block, type BlockHeader, type CancelLeaseTx, type LeaseTx, type SignedTx, type Transaction } from "@anchord/protocol";
 import { blockTxBytes } from "@anchord/state";
 import type { ApiBackend, ReadMeter, AnchorProof, AnchorStatus, BalanceAtHeight, BalanceSnapshot, CancelLeaseRequest, ConfirmedTx, EventFeed, LeaseRecord, LeaseRequest, MetricsText, NodeStatus, PeerInfo, TransactionStatus } from "@anchord/api";
@@ -17,7 +18,8 @@ import { signRequest } from "./signRequest.js";
 import { VerifiedCache } from "./signatureCache.js";
 import { verifyTransactions } from "./verify.js";
 
-export const NODE_VERSION = "anchord 0.1.0";
+/** `anchord <version>`, the version read from this package's package.json (one directory above both src/ and dist/). */
+export const NODE_VERSION = `anchord ${(createRequire(import.meta.url)("../package.json") as { version: string }).version}`;
 
 /** How long a hash's status waits for a reorganisation to end before answering UNAVAILABLE (anchorStatusSettled). */
 const REORG_READ_WAIT_MS = 5_000;

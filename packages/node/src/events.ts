@@ -13,21 +13,11 @@
 import { randomBytes } from "node:crypto";
 import { addressFromPublicKey, toHex } from "@anchord/crypto";
 import { TxType, flatString, isFinalHeight, type Block, type NetworkConfig } from "@anchord/protocol";
-import type { ChainEventType, EventChunk, EventFeed } from "@anchord/api";
+import { EVENT_WINDOW, type ChainEventType, type EventChunk, type EventFeed } from "@anchord/api";
 import { txAddresses, type Ledger } from "@anchord/state";
 import type { ChainEvents } from "./chain.js";
 import type { Logger } from "./logger.js";
 
-/**
- * Events kept for resuming (GET /events `Last-Event-ID`, docs/api.md). More than one block can
- * produce (a 2 MiB block holds ~60,000 anchors, and the anchors of the block that became final
- * come with it): a stream is written only between blocks, so a block's events must all fit.
- * An event is kept as its JSON data, its type and, for a `tx` event, the addresses it concerns,
- * each one flat string, not objects (JSON.stringify's text comes as a tree of V8 string pieces,
- * ~95 bytes more a transfer's event, until flatString joins it): ~230 bytes for a transfer's with
- * its addresses, ~23 MB for a full window (docs/performance.md).
- */
-export const EVENT_WINDOW = 100_000;
 /** Streams are woken at the latest after this many new events (see emit). */
 const WAKE_EVERY = 1_000;
 /** Unfiltered chunks kept for the streams reading from the same cursor (see read). */

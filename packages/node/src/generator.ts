@@ -15,7 +15,7 @@
  * for (a later one, after a late timer, only widens the transactions' time window).
  */
 import { equalBytes } from "@anchord/crypto";
-import { BLOCK_HEADER_WITH_SIGNATURE_LENGTH, ErrorCode, createBlock, isAnchordError, transactionsRoot, type Block, type SignedTx } from "@anchord/protocol";
+import { BLOCK_HEADER_WITH_SIGNATURE_LENGTH, ErrorCode, createBlock, formatTokens, isAnchordError, transactionsRoot, type Block, type SignedTx } from "@anchord/protocol";
 import { expectedBlockFields, isBlockInFuture, type ExpectedBlockFields } from "@anchord/consensus";
 import type { Chain } from "./chain.js";
 import type { TxPool } from "./pool.js";
@@ -94,7 +94,8 @@ export class Generator {
     private readonly wallet: Wallet,
     private readonly publish: (block: Block) => void,
     private readonly logger: Logger,
-    private readonly opts: { maxTransactions: number; maxBlockBytes: number; canForge?: () => boolean } = { maxTransactions: 5000, maxBlockBytes: 1 << 20 },
+    /** `maxTransactions`: the network's `maxBlockTransactions` unless given (tests forge smaller blocks). */
+    private readonly opts: { maxTransactions?: number; maxBlockBytes: number; canForge?: () => boolean },
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -147,16 +148,15 @@ export class Generator {
   /** Logs, once and whenever it changes, whether each wallet account can forge and why not. */
   private announce(): void {
     const ledger = this.chain.ledger;
-    const tokens = (v: bigint): string => `${v / 100_000_000n}.${(v % 100_000_000n).toString().padStart(8, "0").replace(/0+$/, "") || "0"}`.replace(/\.0$/, "");
     for (const a of this.state().accounts) {
       if (this.announced.get(a.address) === a.forges) continue;
       this.announced.set(a.address, a.forges);
       const fields = { address: a.address, generatingBalance: String(a.generatingBalance), minimum: String(a.minimum), height: ledger.height };
-      if (a.forges) this.logger.info(fields, `Generator account ${a.address} forges: generating balance ${tokens(a.generatingBalance)} of the minimum ${tokens(a.minimum)} tokens`);
+      if (a.forges) this.logger.info(fields, `Generator account ${a.address} forges: generating balance ${formatTokens(a.generatingBalance)} of the minimum ${formatTokens(a.minimum)} tokens`);
       else {
         this.logger.warn(
           fields,
-          `Generator account ${a.address} cannot forge: generating balance ${tokens(a.generatingBalance)} is below the minimum ${tokens(a.minimum)} tokens ` +
+          `Generator account ${a.address} cannot forge: generating balance ${formatTokens(a.generatingBalance)} is below the minimum ${formatTokens(a.minimum)} tokens ` +
             `(the lowest effective balance over the last ${ledger.config.generatingBalanceWindow} blocks; fund or lease to it, or use a funded seed)`,
         );
       }
@@ -220,7 +220,8 @@ export class Generator {
   private select(tipId: Uint8Array, timestamp: number): Prepared {
     const maxBytes = this.opts.maxBlockBytes - BLOCK_HEADER_WITH_SIGNATURE_LENGTH;
     const poolAdditions = this.pool.additions;
-    const { transactions, full } = this.pool.select(this.opts.maxTransactions, timestamp, maxBytes);
+    const maxTransactions = this.opts.maxTransactions ?? this.chain.ledger.config.maxBlockTransactions;
+    const { transactions, full } = this.pool.select(maxTransactions, timestamp, maxBytes);
     return { tipId, timestamp, transactions, root: transactionsRoot(transactions), full, poolAdditions };
   }
 

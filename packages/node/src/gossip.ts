@@ -7,6 +7,7 @@
  * Transaction batch message: count(u16) ‖ {length(u32) ‖ signed tx bytes}*.
  */
 import { AnchordError, ErrorCode, decodeBlock, decodeTx, encodedTx, isAnchordError, isSignedTx, peerAction, verifyBlockSignature, type Block, type SignedTx } from "@anchord/protocol";
+import { msUntilBlockDue } from "@anchord/consensus";
 import type { GossipVerdict } from "@anchord/network";
 import type { Chain } from "./chain.js";
 import { OrphanBlocks } from "./orphans.js";
@@ -227,7 +228,7 @@ export class GossipHandler {
    */
   private holdEarly(block: Block, from: string): void {
     const config = this.chain.ledger.config;
-    const wait = block.timestamp - config.maxBlockTimestampDriftMs - Date.now() + 1;
+    const wait = msUntilBlockDue(block, Date.now(), config);
     if (this.early.has(block.id) || this.early.size >= MAX_EARLY_BLOCKS || wait > config.averageBlockDelayMs) return;
     for (const held of this.early.values()) if (held.from === from) return;
     if (!verifyBlockSignature(block, config.chainIdByte)) {

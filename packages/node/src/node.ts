@@ -5,9 +5,9 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { addressFromPublicKey, base58Encode } from "@anchord/crypto";
-import { AnchordError, ErrorCode, encodedBlock, isAnchordError, type Block, type SignedTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, TxType, encodedBlock, isAnchordError, minFeeFor, type Block, type SignedTx } from "@anchord/protocol";
 import { Ledger } from "@anchord/state";
-import { Network } from "@anchord/network";
+import { Network, defaultNetworkOptions } from "@anchord/network";
 import { clientKey, createApi, startApi } from "@anchord/api";
 import { AnchorBatcher } from "./anchoring.js";
 import { AnchorJournal } from "./anchorJournal.js";
@@ -26,10 +26,12 @@ import { Synchronizer } from "./sync.js";
 import { readSyncBlocks } from "./syncBlocks.js";
 import { loadWallet, type Wallet } from "./wallet.js";
 
-/** Largest block this node forges and gossips; the network's gossip cap for blocks is 2 MiB. */
-export const MAX_GOSSIP_BLOCK_BYTES = 2 * 1024 * 1024 - 64 * 1024;
-/** Largest transaction batch per gossip message; the network's cap is 512 KiB. */
-export const MAX_GOSSIP_TX_BYTES = 448 * 1024;
+/** Room this node leaves under each of the network's gossip size caps. */
+const GOSSIP_HEADROOM_BYTES = 64 * 1024;
+/** Largest block this node forges and gossips: the network's gossip cap for blocks (2 MiB) less the headroom. */
+export const MAX_GOSSIP_BLOCK_BYTES = defaultNetworkOptions.maxBlockMessageBytes - GOSSIP_HEADROOM_BYTES;
+/** Largest transaction batch per gossip message: the network's cap (512 KiB) less the headroom. */
+export const MAX_GOSSIP_TX_BYTES = defaultNetworkOptions.maxTxMessageBytes - GOSSIP_HEADROOM_BYTES;
 /**
  * How long after a peer connected its rebroadcast waits: time for the two sides to exchange their
  * gossip subscriptions (a message goes only to peers known to be subscribed to its topic).
@@ -119,7 +121,8 @@ export class Node {
       const signer = anchoring.account();
       if (signer) {
         const available = ledger.balances(signer.address).available;
-        const fee = ledger.config.minFees.anchorBase + ledger.config.minFees.anchorPerItem;
+        // the fee of an anchor transaction of one anchor, the least a POST /hash can cost
+        const fee = minFeeFor(TxType.Anchor, 1, ledger.config.minFees);
         const how = opts.anchorAccount !== undefined ? "chosen with --anchor-account" : "the best-funded wallet account";
         if (available < fee) log.warn({ account: signer.address, available: String(available), how }, `POST /hash anchors with ${signer.address} (${how}), whose available balance cannot pay an anchor fee: anchoring will fail with code 112 until it is funded`);
         else log.info({ account: signer.address, available: String(available), how }, `POST /hash anchors with ${signer.address} (${how})`);
@@ -242,7 +245,7 @@ export class Node {
         this.wallet,
         (block) => this.publishBlock(block),
         logger.child({ module: "generator" }),
-        { maxTransactions: ledger.config.maxBlockTransactions, maxBlockBytes: MAX_GOSSIP_BLOCK_BYTES, canForge: () => this.storageFailure === undefined && (this.sync?.ready ?? true) && !(this.sync?.behind ?? false) },
+        { maxBlockBytes: MAX_GOSSIP_BLOCK_BYTES, canForge: () => this.storageFailure === undefined && (this.sync?.ready ?? true) && !(this.sync?.behind ?? false) },
       );
       this.generator.start();
     }

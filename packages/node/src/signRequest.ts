@@ -8,7 +8,7 @@
  * after (a transaction stamped a year ahead would stay valid to whoever kept the answer).
  * A `senderPublicKey` in the body names the account as `sender` does (the two must agree).
  */
-import { addressFromPublicKey, base58Encode, parseAddress, stripAddressPrefix, tryBase58Decode } from "@anchord/crypto";
+import { PUBLIC_KEY_LENGTH, addressFromPublicKey, base58Encode, parseAddress, stripAddressPrefix, tryBase58Decode } from "@anchord/crypto";
 import {
   AnchordError,
   ErrorCode,
@@ -34,8 +34,8 @@ function accountOfKey(o: Record<string, JsonValue>, wallet: Wallet, chainId: num
   if (keyType !== undefined && keyType !== null && keyType !== "ed25519") {
     throw new AnchordError(ErrorCode.SENDER_NOT_IN_WALLET, `this node's wallet holds ed25519 keys only, not ${JSON.stringify(keyType)}`);
   }
-  const key = typeof keyField === "string" ? tryBase58Decode(keyField, 32) : undefined;
-  if (!key) throw new AnchordError(ErrorCode.INVALID_PUBLIC_KEY, "senderPublicKey must be base58 of a 32-byte ed25519 key");
+  const key = typeof keyField === "string" ? tryBase58Decode(keyField, PUBLIC_KEY_LENGTH.ed25519) : undefined;
+  if (!key) throw new AnchordError(ErrorCode.INVALID_PUBLIC_KEY, `senderPublicKey must be base58 of a ${PUBLIC_KEY_LENGTH.ed25519}-byte ed25519 key`);
   const address = addressFromPublicKey(key, chainId);
   const account = wallet.get(address);
   if (!account) throw new AnchordError(ErrorCode.SENDER_NOT_IN_WALLET, `this node's wallet holds no key ${base58Encode(key)} (address ${address})`);

@@ -9,12 +9,13 @@
  */
 import { equalBytes } from "@anchord/crypto";
 import { AnchordError, ErrorCode, blockScore, decodeBlock, isAnchordError, peerAction, type Block, type BlockHeader, type NetworkConfig } from "@anchord/protocol";
-import { BASE_TARGET_WINDOW, isBlockInFuture, validateHeaderChain, type ParentRef } from "@anchord/consensus";
-import type { Network, SyncStatus } from "@anchord/network";
+import { BASE_TARGET_WINDOW, isBlockInFuture, msUntilBlockDue, validateHeaderChain, type ParentRef } from "@anchord/consensus";
+import { syncLimits, type Network, type SyncStatus } from "@anchord/network";
 import type { Chain } from "./chain.js";
 import type { Logger } from "./logger.js";
 
-export const SYNC_BATCH = 100;
+/** Blocks asked for per request: as many as a peer serves in one BLOCKS answer. */
+export const SYNC_BATCH = syncLimits.maxBlocksPerResponse;
 /** Batches requested (and verified) ahead of the one being applied. */
 const SYNC_AHEAD = 2;
 /** At most this many fork blocks (and bytes) are held in memory before deciding on a switch. */
@@ -290,7 +291,7 @@ export class Synchronizer {
   /** A round when a block stamped `timestamp` is due (within one block delay; the interval's rounds otherwise). */
   private askAgainAt(timestamp: number): void {
     const config = this.chain.ledger.config;
-    const wait = timestamp - config.maxBlockTimestampDriftMs - Date.now() + 1;
+    const wait = msUntilBlockDue({ timestamp }, Date.now(), config);
     if (this.earlyTimer !== undefined || wait > config.averageBlockDelayMs) return;
     this.earlyTimer = setTimeout(() => {
       this.earlyTimer = undefined;

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { base58Decode, base58Encode } from "@anchord/crypto";
 import { AnchordError, ErrorCode, TOKEN, txFromJson, txToJson, type SignedTx } from "@anchord/protocol";
 import { AnchorBatcher } from "../src/anchoring.js";
 import { AnchorJournal } from "../src/anchorJournal.js";
-import { NodeBackend, type NodeParts } from "../src/backend.js";
+import { NODE_VERSION, NodeBackend, type NodeParts } from "../src/backend.js";
 import { EventLog } from "../src/events.js";
 import { silentLogger } from "../src/logger.js";
 import { NodeMetrics } from "../src/metrics.js";
@@ -55,6 +56,12 @@ async function partsBackend(extraSeeds: string[] = []): Promise<{ backend: NodeB
 }
 
 describe("NodeBackend from the node's parts", () => {
+  it("names its version as packages/node/package.json does", () => {
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+    expect(NODE_VERSION).toBe(`anchord ${pkg.version}`);
+    expect(NODE_VERSION).toMatch(/^anchord \d+\.\d+\.\d+/);
+  });
+
   it("serves status, balances and wallet signing without a Node", async () => {
     const { backend, submitted, fail, close } = await partsBackend();
     const status = backend.status();

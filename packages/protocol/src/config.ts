@@ -1,7 +1,13 @@
 /**
  * Network parameters: one typed configuration per network, fixed by its genesis file.
  */
+import { TOKEN, confirmationsOf, formatTokens, isFinal } from "@anchord/verify";
 import { AnchordError, ErrorCode } from "./errors.js";
+
+/** How deep a block is and when it is final: the rule lives with the proof verifier, which checks it too. */
+export { confirmationsOf, isFinal };
+/** The token's unit (10^8 base units) and its exact formatting live with the verifier, for the web page too. */
+export { TOKEN, formatTokens };
 
 export interface FeeSchedule {
   readonly transfer: bigint;
@@ -43,7 +49,8 @@ export interface NetworkConfig {
   readonly allowVersionsWithoutChainId: boolean;
 }
 
-export const TOKEN = 100_000_000n;
+/** Transactions per block on a network whose genesis sets none (LTO: 5000); the block decoder's default bound too. */
+export const DEFAULT_MAX_BLOCK_TRANSACTIONS = 5000;
 
 export const LTO_FEES: FeeSchedule = Object.freeze({
   transfer: 100_000_000n,
@@ -63,7 +70,7 @@ export function defaultNetworkConfig(chainId: string, name: string, averageBlock
     generatingBalanceWindow: 1000,
     minGeneratingBalance: 1000n * TOKEN,
     maxRollback: 100,
-    maxBlockTransactions: 5000,
+    maxBlockTransactions: DEFAULT_MAX_BLOCK_TRANSACTIONS,
     maxTxTimestampAheadMs: 90 * 60_000,
     maxTxTimestampBehindMs: 2 * 3600_000,
     maxBlockTimestampDriftMs: 100,
@@ -84,17 +91,9 @@ export interface Genesis {
   readonly balances: readonly GenesisBalance[];
 }
 
-/** Confirmations of a block at `height` when the chain is at `tip`: both blocks counted (the tip's own block has 1). */
-export function confirmationsOf(height: number, tip: number): number {
-  return tip - height + 1;
-}
-
-/**
- * A block is final once it is deeper than the network's maximum rollback (`tip - height >=
- * maxRollback`): no node of the network switches to a chain that does not hold it.
- */
+/** Whether the block at `height` is final when the chain is at `tip` (isFinal, @anchord/verify). */
 export function isFinalHeight(height: number, tip: number, config: Pick<NetworkConfig, "maxRollback">): boolean {
-  return confirmationsOf(height, tip) > config.maxRollback;
+  return isFinal(confirmationsOf(height, tip), config.maxRollback);
 }
 
 /**
@@ -108,7 +107,7 @@ export function isFinalHeight(height: number, tip: number, config: Pick<NetworkC
  */
 export function depthOf(height: number, tip: number, finalHeight: number, config: Pick<NetworkConfig, "maxRollback">): { confirmations: number; final: boolean } {
   const counted = confirmationsOf(height, tip);
-  const final = counted > config.maxRollback && height <= finalHeight;
+  const final = isFinal(counted, config.maxRollback) && height <= finalHeight;
   return { confirmations: final ? counted : Math.min(counted, config.maxRollback), final };
 }
 

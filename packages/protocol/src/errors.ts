@@ -135,8 +135,30 @@ export function isAnchordError(e: unknown, code?: ErrorCode): e is AnchordError 
   return e instanceof AnchordError && (code === undefined || e.code === code);
 }
 
-/** LTO's integer error codes (PROTOCOL.md §6) for the codes that have one; others get 0. */
-export function ltoErrorCode(code: ErrorCode): number {
+/**
+ * LTO's integer error codes (PROTOCOL.md §6, Waves' ApiError ids) that anchord answers with, the one
+ * table of them: `ltoErrorCode` gives each ErrorCode one, and the HTTP layer (@anchord/api) uses them
+ * for the errors that are not AnchordErrors (routing, authentication, body size, rate limits).
+ */
+export const LtoCode = {
+  UNKNOWN: 0,
+  WRONG_JSON: 1,
+  API_KEY_NOT_VALID: 2,
+  INVALID_SIGNATURE: 101,
+  INVALID_ADDRESS: 102,
+  INVALID_PUBLIC_KEY: 108,
+  NEGATIVE_AMOUNT: 111,
+  STATE_CHECK_FAILED: 112,
+  TO_SELF: 114,
+  MISSING_SENDER_PRIVATE_KEY: 115,
+  BLOCK_NOT_EXISTS: 301,
+  MISTIMING: 303,
+  TRANSACTION_NOT_EXISTS: 311,
+} as const;
+export type LtoCode = (typeof LtoCode)[keyof typeof LtoCode];
+
+/** The LTO integer error code (LtoCode) of an error code; UNKNOWN (0) for those without one. */
+export function ltoErrorCode(code: ErrorCode): LtoCode {
   switch (code) {
     // input shape: malformed, out of range, or a type, version or chain this network does not take
     case "INVALID_JSON":
@@ -146,15 +168,15 @@ export function ltoErrorCode(code: ErrorCode): number {
     case "UNSUPPORTED_VERSION":
     case "WRONG_CHAIN":
     case "INVALID_AMOUNT":
-      return 1;
+      return LtoCode.WRONG_JSON;
     case "INVALID_SIGNATURE":
-      return 101;
+      return LtoCode.INVALID_SIGNATURE;
     case "INVALID_ADDRESS":
-      return 102;
+      return LtoCode.INVALID_ADDRESS;
     case "INVALID_PUBLIC_KEY":
-      return 108;
+      return LtoCode.INVALID_PUBLIC_KEY;
     case "NEGATIVE_AMOUNT":
-      return 111;
+      return LtoCode.NEGATIVE_AMOUNT;
     case "INSUFFICIENT_FEE":
     case "INSUFFICIENT_FUNDS":
     case "LEASE_NOT_FOUND":
@@ -163,16 +185,16 @@ export function ltoErrorCode(code: ErrorCode): number {
     case "ALREADY_IN_CHAIN":
     case "INVALID_ANCHOR":
     case "POOL_FULL":
-      return 112;
+      return LtoCode.STATE_CHECK_FAILED;
     case "TO_SELF":
-      return 114;
+      return LtoCode.TO_SELF;
     case "SENDER_NOT_IN_WALLET":
-      return 115;
+      return LtoCode.MISSING_SENDER_PRIVATE_KEY;
     case "TIMESTAMP_OUT_OF_RANGE":
-      return 303;
+      return LtoCode.MISTIMING;
     case "NOT_FOUND":
-      return 311;
+      return LtoCode.TRANSACTION_NOT_EXISTS;
     default:
-      return 0;
+      return LtoCode.UNKNOWN;
   }
 }

@@ -6,7 +6,7 @@
  * Unknown keys are rejected: a typo must not silently start a different network.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { blake2b256, parseAddress, utf8 } from "@anchord/crypto";
+import { blake2b256, parseAddress, stripAddressPrefix, utf8 } from "@anchord/crypto";
 import { CHAIN_ID_RE, NETWORK_NAME_RE } from "@anchord/verify";
 import { AnchordError, ErrorCode } from "./errors.js";
 import { INT64_MAX } from "./int64.js";
@@ -123,7 +123,7 @@ function parseBalances(raw: unknown, chainIdByte: number): GenesisBalance[] {
     if (parsed.problem !== undefined) {
       throw invalid(`balances[${i}].address ${JSON.stringify(text)} is not a valid address of chain '${String.fromCharCode(chainIdByte)}' (${parsed.problem})`, { index: i });
     }
-    const address = text.startsWith("address:") ? text.slice("address:".length) : text;
+    const address = stripAddressPrefix(text);
     if (seen.has(address)) throw invalid(`balances[${i}].address ${address} is listed twice`, { index: i });
     seen.add(address);
     const amount = bigField(entry, "amount", `balances[${i}].amount`, 1n, INT64_MAX);

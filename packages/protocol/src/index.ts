@@ -10,6 +10,6 @@ export * from "./tx/create.js";
 export * from "./tx/binary.js";
 export * from "./tx/json.js";
 export * from "./tx/validate.js";
-export { checkAmountRange } from "./tx/fields.js";
+export { checkAmountRange, checkFeeRange } from "./tx/fields.js";
 export * from "./block/index.js";
 export * from "./genesis.js";

@@ -1,5 +1,5 @@
 /**
- * The int64 bound, written once: amounts, fees, balances and base targets are int64 on the wire and
- * in LTO (PROTOCOL.md §0), so every range check in the node compares against this.
+ * The int64 bound (INT64_MAX, 2^63−1): written once in @anchord/crypto beside the int64 encoder,
+ * which checks it too; the protocol's range checks import it from here.
  */
-export const INT64_MAX = (1n << 63n) - 1n;
+export { INT64_MAX } from "@anchord/crypto";

@@ -15,6 +15,7 @@ import {
   validateTxTimestamp,
   verifyTxSignatures,
   withProofs,
+  INT64_MAX,
   LTO_FEES,
   type SignedTx,
   type Transaction,
@@ -81,6 +82,13 @@ describe("validateTxStateless", () => {
     rule(lease({ fee: 99_999_999n }), "INSUFFICIENT_FEE", "fee below minimum");
     rule(anchor([bytes(1), bytes(2)], 44_999_999n), "INSUFFICIENT_FEE", "anchor fee below 25+2·10");
     ok(anchor([bytes(1), bytes(2)], 45_000_000n));
+  });
+
+  it("a fee beyond 2^63−1 is INVALID_FIELD (code 1), as in the decoders and the JSON reader, not a fee 'below the minimum'", () => {
+    rule({ ...lease(), fee: INT64_MAX + 1n } as SignedTx, "INVALID_FIELD", "fee 2^63 in a forged object");
+    expect(() => validateTxStateless({ ...lease(), fee: INT64_MAX + 1n } as SignedTx, config)).toThrow(/2\^63/);
+    rule({ ...lease(), fee: -1n } as SignedTx, "INSUFFICIENT_FEE", "negative fee in a forged object");
+    ok(lease({ fee: INT64_MAX }));
   });
 
   it("amounts: zero and negative are NEGATIVE_AMOUNT (LTO's code 111 for any amount ≤ 0; negative never encoded)", () => {

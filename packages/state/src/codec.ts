@@ -1,10 +1,10 @@
 /** Binary encodings of the values stored in LevelDB (layout in buckets.ts). */
-import { base58Decode, base58Encode, writeInt64BE } from "@anchord/crypto";
-import { AnchordError, ErrorCode } from "@anchord/protocol";
+import { ADDRESS_LENGTH, base58Decode, base58Encode, writeInt64BE } from "@anchord/crypto";
+import { AnchordError, ErrorCode, ID_LENGTH } from "@anchord/protocol";
 import type { AccountState, LeaseInfo } from "./types.js";
 
-export const ADDRESS = 26;
-export const ID = 32;
+export const ADDRESS = ADDRESS_LENGTH;
+export const ID = ID_LENGTH;
 
 export function buf(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -13,6 +13,7 @@ import {
   AnchordError,
   balanceWindowOf,
   ErrorCode,
+  ID_LENGTH,
   createGenesisBlock,
   decodeBlock,
   decodeTx,
@@ -345,7 +346,7 @@ export class Ledger {
   heightOf(blockId: string): number | undefined {
     const cached = this.heights.get(blockId);
     if (cached !== undefined) return cached;
-    const id = tryBase58Decode(blockId, 32);
+    const id = tryBase58Decode(blockId, ID_LENGTH);
     if (!id) return undefined;
     const v = this.db.getSync(key(Bucket.BLOCK_ID, id));
     if (v === undefined) return undefined;
@@ -365,7 +366,7 @@ export class Ledger {
   }
 
   getTransaction(id: string): TxLocation | undefined {
-    const idBytes = tryBase58Decode(id, 32);
+    const idBytes = tryBase58Decode(id, ID_LENGTH);
     return idBytes && this.transactionByIdBytes(idBytes);
   }
 
@@ -434,7 +435,7 @@ export class Ledger {
   lease(id: string): LeaseInfo | undefined {
     const active = this.memory.active.byId.get(id);
     if (active) return active;
-    const idBytes = tryBase58Decode(id, 32);
+    const idBytes = tryBase58Decode(id, ID_LENGTH);
     if (!idBytes) return undefined;
     const v = this.db.getSync(key(Bucket.LEASE, idBytes));
     if (v === undefined) return undefined;
@@ -798,7 +799,7 @@ export class Ledger {
   }
 
   private txRecord(id: string): Uint8Array | undefined {
-    const idBytes = tryBase58Decode(id, 32);
+    const idBytes = tryBase58Decode(id, ID_LENGTH);
     return idBytes && this.db.getSync(key(Bucket.TX, idBytes));
   }
 

@@ -1,5 +1,5 @@
 /** Rebuilding the ledger's memory from LevelDB at open (accounts, active leases, balance history, recent headers). */
-import { base58Encode, equalBytes } from "@anchord/crypto";
+import { ADDRESS_LENGTH, base58Encode, equalBytes } from "@anchord/crypto";
 import { AnchordError, ErrorCode, decodeBlockHeader, type BlockHeader } from "@anchord/protocol";
 import { Bucket, bucketRange, heightKey } from "./buckets.js";
 import { decodeAccount, decodeHeaderRecord, decodeHistoryValue, decodeLease } from "./codec.js";
@@ -7,7 +7,6 @@ import type { Db } from "./db.js";
 import type { LedgerMemory } from "./commit.js";
 import { AccountRecord } from "./memory.js";
 
-const ADDRESS = 26;
 const PAGE = 1000;
 
 async function* entries(db: Db, bucket: Bucket): AsyncGenerator<[Uint8Array, Uint8Array]> {
@@ -36,13 +35,13 @@ export async function loadMemory(db: Db, memory: LedgerMemory): Promise<void> {
   let prev: Uint8Array | undefined;
   let rec: AccountRecord | undefined;
   for await (const [k, v] of entries(db, Bucket.HISTORY)) {
-    const addr = k.subarray(1, 1 + ADDRESS);
+    const addr = k.subarray(1, 1 + ADDRESS_LENGTH);
     if (!prev || !equalBytes(prev, addr)) {
       prev = Uint8Array.from(addr);
       rec = memory.accounts.get(base58Encode(addr));
       if (!rec) throw new AnchordError(ErrorCode.STORAGE, "corrupt data dir: balance history of an unknown account");
     }
-    const height = Buffer.from(k.buffer, k.byteOffset, k.byteLength).readUInt32BE(1 + ADDRESS);
+    const height = Buffer.from(k.buffer, k.byteOffset, k.byteLength).readUInt32BE(1 + ADDRESS_LENGTH);
     const { regular, effective } = decodeHistoryValue(v);
     rec!.history.push(height, regular, effective);
   }

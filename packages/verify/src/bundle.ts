@@ -13,6 +13,7 @@ import { p256 } from "@noble/curves/nist.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { blake2b } from "@noble/hashes/blake2.js";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { isFinal } from "./depth.js";
 import { base58, concat, equalBytes, fromBase58, fromBase64, fromHex, toHex } from "./encoding.js";
 import {
   BLOCK_HEADER_WITH_SIGNATURE_LENGTH,
@@ -21,6 +22,7 @@ import {
   BLOCK_VERSION,
   CHAIN_ID_RE,
   FormatError,
+  ID_LENGTH,
   MAX_TX_BYTES,
   NETWORK_NAME_RE,
   readAnchorBody,
@@ -216,11 +218,11 @@ function run(b: unknown): { passed: VerifyStep[]; facts: NonNullable<VerifyResul
   // nothing signs these two, and verifiers print them: held to what a genesis file may say
   check("format", typeof network.name === "string" && NETWORK_NAME_RE.test(network.name), "network.name must be 1 to 64 letters, digits, '_', '.' or '-' (a genesis name)");
   check("format", typeof network.chainId === "string" && CHAIN_ID_RE.test(network.chainId), "network.chainId must be one ASCII letter or digit");
-  check("format", fromBase58(network.genesisBlockId, 32) !== undefined, "network.genesisBlockId must be base58 of 32 bytes");
+  check("format", fromBase58(network.genesisBlockId, ID_LENGTH) !== undefined, `network.genesisBlockId must be base58 of ${ID_LENGTH} bytes`);
   check("format", isCount(network.maxRollback) && network.maxRollback > 0, "network.maxRollback must be a positive integer");
   keysAre("format", transaction, "transaction", ["id", "bytes", "anchorIndex"]);
-  const txId = fromBase58(transaction.id, 32);
-  check("format", txId !== undefined, "transaction.id must be base58 of 32 bytes");
+  const txId = fromBase58(transaction.id, ID_LENGTH);
+  check("format", txId !== undefined, `transaction.id must be base58 of ${ID_LENGTH} bytes`);
   const txBytes = fromBase64(transaction.bytes, MAX_TX_BYTES);
   check("format", txBytes !== undefined, `transaction.bytes must be base64 of at most ${MAX_TX_BYTES} bytes`);
   check("format", isCount(transaction.anchorIndex), "transaction.anchorIndex must be a non-negative integer");
@@ -232,14 +234,14 @@ function run(b: unknown): { passed: VerifyStep[]; facts: NonNullable<VerifyResul
   check("format", path.every((p) => p !== undefined), "every merkle.path entry must be base58 of 32 bytes");
   keysAre("format", block, "block", ["height", "id", "timestamp", "generator", "generatorAddress", "transactionsRoot", "header"]);
   check("format", isCount(block.height) && block.height >= 1, "block.height must be a positive integer");
-  const blockId = fromBase58(block.id, 32);
-  check("format", blockId !== undefined, "block.id must be base58 of 32 bytes");
+  const blockId = fromBase58(block.id, ID_LENGTH);
+  check("format", blockId !== undefined, `block.id must be base58 of ${ID_LENGTH} bytes`);
   // bounded like every other field: a text longer than the header's encoding is refused by its length, not decoded
   const headerBytes = fromBase64(block.header, BLOCK_HEADER_WITH_SIGNATURE_LENGTH);
   check("format", headerBytes !== undefined && headerBytes.length === BLOCK_HEADER_WITH_SIGNATURE_LENGTH, `block.header must be base64 of ${BLOCK_HEADER_WITH_SIGNATURE_LENGTH} bytes`);
   check("format", isCount(b["confirmations"]) && (b["confirmations"] as number) >= 1, "confirmations must be a positive integer");
   check("format", typeof b["final"] === "boolean", "final must be true or false");
-  check("format", b["final"] === (b["confirmations"] as number) > network.maxRollback, "final must say whether confirmations exceed network.maxRollback");
+  check("format", b["final"] === isFinal(b["confirmations"] as number, network.maxRollback), "final must say whether confirmations exceed network.maxRollback");
   // stated, but printed as a date: held to what a Date holds, as the header's timestamp is
   check("format", isCount(b["issuedAt"]) && b["issuedAt"] <= MAX_DATE_MS, `issuedAt must be a date: 0 to ${MAX_DATE_MS} ms since 1970`);
   passed.push("format");

@@ -16,7 +16,8 @@ export function fromHex(text: unknown, length?: number): Uint8Array | undefined 
  * Base58 decoding takes time quadratic in the text's length (40,000 characters: seconds; a
  * megabyte: most of an hour), so a bundle's text is bounded before it is decoded: at most the
  * longest encoding of `length` bytes, or MAX_BASE58_TEXT characters when no length is expected
- * (as @anchord/crypto's tryBase58Decode does for the node).
+ * (as @anchord/crypto's tryBase58Decode does for the node, with its own MAX_BASE58_TEXT: this
+ * package cannot import crypto, and test/formats.test.ts pins the two equal).
  */
 export const MAX_BASE58_TEXT = 1024;
 

@@ -16,9 +16,14 @@
 
 export class FormatError extends Error {}
 
+/**
+ * Key types and their lengths, as @anchord/crypto's KEY_TYPE_BY_BYTE and PUBLIC_KEY_LENGTH (this
+ * package imports nothing of the node's, and crypto, in the same layer, nothing of this one:
+ * test/formats.test.ts pins the copies equal).
+ */
 export type KeyType = "ed25519" | "secp256k1" | "secp256r1";
-const KEY_TYPES: Record<number, KeyType> = { 1: "ed25519", 2: "secp256k1", 3: "secp256r1" };
-const KEY_LENGTH: Record<KeyType, number> = { ed25519: 32, secp256k1: 33, secp256r1: 33 };
+export const KEY_TYPES: Readonly<Record<number, KeyType>> = { 1: "ed25519", 2: "secp256k1", 3: "secp256r1" };
+export const KEY_LENGTH: Readonly<Record<KeyType, number>> = { ed25519: 32, secp256k1: 33, secp256r1: 33 };
 
 class Reader {
   private pos = 0;
@@ -81,7 +86,7 @@ export function readSignedTx(bytes: Uint8Array): SignedTxParts {
     sponsor = { keyType, publicKey: r.bytes(KEY_LENGTH[keyType]) };
   }
   const count = r.u8();
-  if (count > 8) throw new FormatError("more than 8 proofs");
+  if (count > MAX_PROOFS) throw new FormatError(`more than ${MAX_PROOFS} proofs`);
   const proofs: Uint8Array[] = [];
   for (let i = 0; i < count; i++) proofs.push(r.bytes(r.u16()));
   r.end();
@@ -122,7 +127,7 @@ export function readAnchorBody(body: Uint8Array): AnchorBody {
     return { version, chainId, timestamp, keyType, publicKey, anchors };
   }
   if (version === 1) {
-    const publicKey = r.bytes(32);
+    const publicKey = r.bytes(KEY_LENGTH.ed25519);
     const anchors = readAnchorList(r);
     const timestamp = Number(r.i64());
     r.i64(); // fee
@@ -132,8 +137,13 @@ export function readAnchorBody(body: Uint8Array): AnchorBody {
   throw new FormatError(`anchor transaction version ${version} is not supported`);
 }
 
+/** Transaction and block ids: BLAKE2b-256 digests (base58 in JSON); packages/protocol re-exports it. */
+export const ID_LENGTH = 32;
+
 /** The largest encoded transaction (signed bytes); packages/protocol re-exports it. */
 export const MAX_TX_BYTES = 64 * 1024;
+/** The most proofs a signed transaction's encoding carries; packages/protocol re-exports it. */
+export const MAX_PROOFS = 8;
 
 /**
  * A network's name and chain id, as a genesis file may set them (packages/protocol's genesis.ts
@@ -168,7 +178,7 @@ export function readHeader(bytes: Uint8Array): BlockHeaderParts {
   const r = new Reader(bytes, "block header");
   const version = r.u8();
   const timestamp = Number(r.i64());
-  const reference = r.bytes(32);
+  const reference = r.bytes(ID_LENGTH);
   r.i64(); // base target
   r.bytes(32); // generation signature
   const generator = r.bytes(32);

@@ -4,6 +4,8 @@
  */
 export * from "./merkle.js";
 export * from "./bundle.js";
+export { confirmationsOf, isFinal } from "./depth.js";
+export { TOKEN, formatTokens } from "./units.js";
 export {
   BLOCK_HEADER_LENGTH,
   BLOCK_HEADER_WITH_SIGNATURE_LENGTH,
@@ -11,6 +13,8 @@ export {
   BLOCK_SIGNATURE_LENGTH,
   BLOCK_VERSION,
   CHAIN_ID_RE,
+  ID_LENGTH,
+  MAX_PROOFS,
   MAX_TX_BYTES,
   NETWORK_NAME_RE,
   FormatError, readAnchorBody, readHeader, readSignedTx, type AnchorBody, type BlockHeaderParts, type KeyType, type SignedTxParts } from "./formats.js";

@@ -3,9 +3,11 @@
  * encoded by the node (sponsored or not) and a signed header read back field by field; the block
  * signature the verifier checks is the one the node makes.
  */
-import { keyPairFromSeed } from "@anchord/crypto";
+import { KEY_TYPE_BY_BYTE, MAX_BASE58_TEXT as CRYPTO_MAX_BASE58_TEXT, PUBLIC_KEY_LENGTH, keyPairFromSeed } from "@anchord/crypto";
 import { createBlock, createTx, encodeBlockHeaderWithSignature, encodeTx, signTx, sponsorTx, verifyBlockSignature } from "@anchord/protocol";
 import { describe, expect, it } from "vitest";
+import { MAX_BASE58_TEXT } from "../src/encoding.js";
+import { KEY_LENGTH, KEY_TYPES } from "../src/formats.js";
 import { FormatError, readAnchorBody, readHeader, readSignedTx } from "../src/index.js";
 import { CONFIG } from "./fixture.js";
 
@@ -40,5 +42,15 @@ describe("the verifier's readers agree with packages/protocol", () => {
     expect(h.signature).toEqual(block.signature);
     expect(() => readHeader(bytes.subarray(1))).toThrow(FormatError);
     expect(() => readHeader(Uint8Array.of(...bytes, 0))).toThrow(FormatError);
+  });
+});
+
+// verify imports nothing of the node's and crypto (the same layer) nothing of verify's: these copies
+// of crypto's constants are kept equal here
+describe("the verifier's copies of @anchord/crypto's constants", () => {
+  it("has the same key types, key lengths and base58 text bound", () => {
+    expect(KEY_TYPES).toEqual(Object.fromEntries(Object.entries(KEY_TYPE_BY_BYTE).filter(([, t]) => t !== undefined)));
+    expect(KEY_LENGTH).toEqual(PUBLIC_KEY_LENGTH);
+    expect(MAX_BASE58_TEXT).toBe(CRYPTO_MAX_BASE58_TEXT);
   });
 });

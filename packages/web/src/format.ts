@@ -1,6 +1,5 @@
 /** Numbers, amounts, times and ids as the page writes them (no DOM here: unit-tested in Node). */
-
-const UNITS = 100_000_000n;
+import { formatTokens } from "@anchord/verify";
 
 /** Groups an integer's digits by thousands ("1,234,567"); exact at any size. */
 export function group(n: bigint | number | string): string {
@@ -21,11 +20,7 @@ export function count(n: bigint | number, noun: string): string {
  */
 export function tokens(units: string | number | bigint | undefined): string {
   if (units === undefined || units === null) return "—";
-  const v = BigInt(units);
-  const neg = v < 0n;
-  const a = neg ? -v : v;
-  const frac = (a % UNITS).toString().padStart(8, "0").replace(/0+$/, "");
-  return (neg ? "-" : "") + group(a / UNITS) + (frac ? `.${frac}` : "");
+  return formatTokens(BigInt(units), { group: true });
 }
 
 /**

@@ -50,11 +50,12 @@ export function fields(rows: readonly (readonly [string, Child] | null | undefin
 
 export { ago, count, group, short, time, tokens } from "./format.js";
 import { group, short, tokens } from "./format.js";
+import { TOKEN } from "@anchord/verify";
 
 export function amount(units: string | number | bigint | undefined): HTMLElement {
   if (units === undefined) return h("span", null, "—");
   // "1 token", "0.5 tokens", "1.5 tokens": singular for exactly one
-  const one = BigInt(units) === 100_000_000n;
+  const one = BigInt(units) === TOKEN;
   return h("span", { class: "amount", title: `${group(units)} base units` }, tokens(units), h("span", { class: "unit" }, one ? " token" : " tokens"));
 }
 

@@ -1,5 +1,5 @@
 /** Blocks in LTO-style JSON (LTO extras). */
-import { AnchordError, ErrorCode, blockSize, blockToJson, headerToJson } from "@anchord/protocol";
+import { AnchordError, ErrorCode, ID_LENGTH, blockSize, blockToJson, headerToJson } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
 import { HttpError, LtoCode } from "../http.js";
 import { MAX_BLOCK_SEQUENCE, MAX_BLOCK_SEQUENCE_TRANSACTIONS, MAX_LISTED_ENCODED_BYTES, READ_COST, blockSequenceCost, parseHeight, parseId } from "../params.js";
@@ -186,7 +186,7 @@ export const blockRoutes: RouteDef[] = [
     params: { id: { description: "Block id, base58", schema: { type: "string" }, example: EXAMPLE_BLOCK.id } },
     responses: {
       200: { description: "Block with its transactions", schema: ref("Block"), example: EXAMPLE_BLOCK },
-      400: errorDoc("Not a base58 id of 32 bytes"),
+      400: errorDoc(`Not a base58 id of ${ID_LENGTH} bytes`),
       404: errorDoc("No block with this id (code 301)"),
     },
     handler: async ({ backend, params }) => {

@@ -1,10 +1,10 @@
 /** GET /events: the chain as Server-Sent Events (sse.ts). */
 import { AnchordError, ErrorCode } from "@anchord/protocol";
-import type { ApiBackend } from "../backend.js";
+import { EVENT_WINDOW, type ApiBackend } from "../backend.js";
 import { parseAddressText, READ_COST } from "../params.js";
 import { queryOf, queryOnce } from "../query.js";
 import { errorDoc, type RouteDef } from "../route.js";
-import { STREAM_HEADERS, StreamRegistry, streamEvents } from "../sse.js";
+import { DEFAULT_STREAM_LIMITS, STREAM_HEADERS, StreamRegistry, streamEvents } from "../sse.js";
 
 const registries = new WeakMap<ApiBackend, StreamRegistry>();
 const registryOf = (backend: ApiBackend): StreamRegistry => {
@@ -50,10 +50,10 @@ export const eventRoutes: RouteDef[] = [
       "`rollback` {height}: blocks above `height` were removed (the new fork's blocks follow); `tx` {id, type, height, sender} for each transaction of a block; " +
       "`anchor` {hash (hex), sourceId, height, final}: once when its block is applied, again with `final: true` when the block is final. " +
       "Every event has an `id`, `<run>-<seq>`: a tag of this run of this node and a number increasing by one. Reconnecting with `Last-Event-ID` (or `?lastEventId=`) delivers every event after it, in order, exactly once, " +
-      "while it is among the node's last 100,000 events; otherwise (or with an id of another node or run) the stream starts with a `gap` event saying so. " +
+      `while it is among the node's last ${EVENT_WINDOW.toLocaleString("en-US")} events; otherwise (or with an id of another node or run) the stream starts with a \`gap\` event saying so. ` +
       "`?address=<address>` sends only the `tx` events that concern it (other events are all sent). A client that does not read is cut with a `close` event " +
-      "{reason, lastEventId} (resume from `lastEventId`) once it is more than the window behind, or once it has left 96 KiB of events unread for 60 s; " +
-      "at most 16 streams per client address and 320 per node (429 beyond). " +
+      `{reason, lastEventId} (resume from \`lastEventId\`) once it is more than the window behind, or once it has left ${DEFAULT_STREAM_LIMITS.maxQueuedBytes / 1024} KiB of events unread for ${DEFAULT_STREAM_LIMITS.stallMs / 1000} s; ` +
+      `at most ${DEFAULT_STREAM_LIMITS.perClient} streams per client address and ${DEFAULT_STREAM_LIMITS.perNode} per node (429 beyond). ` +
       "`HEAD` answers the head only.",
     responses: {
       200: { description: "The event stream", contentType: "text/event-stream", schema: { type: "string" }, example: EXAMPLE_STREAM },
@@ -61,7 +61,7 @@ export const eventRoutes: RouteDef[] = [
       429: errorDoc("Too many open event streams from this client address (or on this node)"),
     },
     // a resume filtered by address reads the kept events after its id one by one (up to the whole
-    // window, 100,000, when the address is rare): weighed like a block
+    // window, EVENT_WINDOW, when the address is rare): weighed like a block
     cost: (_params, req) => {
       const q = queryOf(req);
       return req.method !== "HEAD" && q.get("address") !== null && (req.headers["last-event-id"] !== undefined || q.get("lastEventId") !== null) ? READ_COST.eventsFilteredResume : 1;

@@ -1,5 +1,5 @@
 /** Anchoring and verifying hashes: chainpoint records (interface §4.1–4.3, PROTOCOL.md §6). */
-import { AnchordError, ErrorCode, depthOf, type JsonValue } from "@anchord/protocol";
+import { AnchordError, ErrorCode, MAX_ANCHORS, depthOf, type JsonValue } from "@anchord/protocol";
 import { toHex } from "@anchord/crypto";
 import { chainpointRecord } from "../chainpoint.js";
 import { proofBundle } from "../proofBundle.js";
@@ -98,7 +98,7 @@ export const hashRoutes: RouteDef[] = [
     tag: "anchoring",
     summary: "Anchor a SHA-256 hash",
     description:
-      "Anchors the hash with an anchor transaction signed by the node's wallet (requests are batched, up to 100 anchors per transaction). " +
+      `Anchors the hash with an anchor transaction signed by the node's wallet (requests are batched, up to ${MAX_ANCHORS} anchors per transaction). ` +
       "Answers once the transaction is durably in the node's pool; `block` and `transaction` appear once it is in a block. " +
       "A hash already in a block, or pending in an anchor transaction of the node's wallet, returns the existing record and creates no new transaction; " +
       "a hash pending only in someone else's transaction is anchored anew.",

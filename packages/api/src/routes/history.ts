@@ -1,8 +1,8 @@
 /** An address's transaction history and the status of transactions (Waves / LTO shapes). */
-import { AnchordError, ErrorCode, confirmationsOf, stringifyJson, txToJson } from "@anchord/protocol";
+import { AnchordError, ErrorCode, ID_LENGTH, confirmationsOf, stringifyJson, txToJson } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
 import { acceptOf, jsonContentType, wantsBigintStrings } from "../http.js";
-import { MAX_BODY, parseAddressText, parseId, parseUint, requireObject } from "../params.js";
+import { MAX_BODY, MAX_ID_BATCH, parseAddressText, parseId, parseIdBatch, parseUint, requireObject } from "../params.js";
 import { queryCount, queryList, queryOnce } from "../query.js";
 import { errorDoc, json, listFieldCost, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
@@ -11,8 +11,6 @@ import { EXAMPLE_LEASE_JSON } from "./leasing.js";
 
 /** Largest page of GET /transactions/address (Waves' default `transactions-by-address-limit`). */
 export const MAX_HISTORY_LIMIT = 1000;
-/** Most ids one GET / POST /transactions/status asks about. */
-export const MAX_STATUS_IDS = 1000;
 
 /** One answer-text cache per backend (node): the text depends on the node's chain id (v1/v2 senders). */
 const textCaches = new WeakMap<ApiBackend, TxTextCache>();
@@ -32,12 +30,6 @@ function statusOf(backend: Parameters<RouteDef["handler"]>[0]["backend"], id: st
   return { id, status: "confirmed", height: s.height, confirmations: confirmationsOf(s.height, backend.height()) };
 }
 
-function parseIds(values: readonly unknown[]): string[] {
-  if (values.length === 0) throw new AnchordError(ErrorCode.INVALID_FIELD, "at least one transaction id is required");
-  if (values.length > MAX_STATUS_IDS) throw new AnchordError(ErrorCode.INVALID_FIELD, `at most ${MAX_STATUS_IDS} ids`);
-  return values.map((v) => parseId(v, "id"));
-}
-
 const STATUS_EXAMPLE = [
   { id: EXAMPLE_LEASE_JSON.id, status: "confirmed", height: 12, confirmations: 3 },
   { id: OTHER_ID, status: "unconfirmed" },
@@ -45,7 +37,7 @@ const STATUS_EXAMPLE = [
 ];
 const statusResponses = {
   200: { description: "One entry per id, in the order asked", schema: ref("TransactionStatuses"), example: STATUS_EXAMPLE },
-  400: errorDoc("No id, more than 1000, or an id that is not base58 of 32 bytes"),
+  400: errorDoc(`No id, more than ${MAX_ID_BATCH}, or an id that is not base58 of ${ID_LENGTH} bytes`),
 };
 
 export const historyRoutes: RouteDef[] = [
@@ -94,10 +86,10 @@ export const historyRoutes: RouteDef[] = [
     operationId: "transactionStatus",
     tag: "transactions",
     summary: "Status of transactions by id: confirmed (with height), unconfirmed (in the pool) or not_found",
-    description: "Ids as repeated query parameters: `?id=<id>&id=<id>` (at most 1000). `POST /transactions/status` takes them as `{\"ids\": […]}`.",
-    cost: (_p, req) => queryCount(req, "id", MAX_STATUS_IDS),
+    description: `Ids as repeated query parameters: \`?id=<id>&id=<id>\` (at most ${MAX_ID_BATCH}). \`POST /transactions/status\` takes them as \`{"ids": […]}\`.`,
+    cost: (_p, req) => queryCount(req, "id", MAX_ID_BATCH),
     responses: statusResponses,
-    handler: ({ backend, req }) => json(parseIds(queryList(req, "id", MAX_STATUS_IDS)).map((id) => statusOf(backend, id))),
+    handler: ({ backend, req }) => json(parseIdBatch(queryList(req, "id", MAX_ID_BATCH), "transaction", (id) => statusOf(backend, id))),
   },
   {
     method: "post",
@@ -109,10 +101,6 @@ export const historyRoutes: RouteDef[] = [
     bodyCost: listFieldCost("ids"),
     maxBody: MAX_BODY.idBatch,
     responses: statusResponses,
-    handler: ({ backend, body }) => {
-      const ids = requireObject(body)["ids"];
-      if (!Array.isArray(ids)) throw new AnchordError(ErrorCode.INVALID_FIELD, "ids must be an array of transaction ids");
-      return json(parseIds(ids).map((id) => statusOf(backend, id)));
-    },
+    handler: ({ backend, body }) => json(parseIdBatch(requireObject(body)["ids"], "transaction", (id) => statusOf(backend, id))),
   },
 ];

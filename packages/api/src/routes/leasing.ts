@@ -1,8 +1,8 @@
 /** Leases signed by the node's wallet (interface §4.7–4.8) and the active-lease listing. */
 import { base58Encode } from "@anchord/crypto";
-import { AnchordError, ErrorCode, txToJson, type LeaseTx, type SignedTx } from "@anchord/protocol";
+import { AnchordError, ErrorCode, ID_LENGTH, txToJson, type LeaseTx, type SignedTx } from "@anchord/protocol";
 import type { ApiBackend } from "../backend.js";
-import { MAX_BODY, optionalFee, recordsReadCost, optionalString, parseAddressText, parseHeight, parseId, requireObject, requirePositiveAmount, requireString } from "../params.js";
+import { MAX_BODY, MAX_ID_BATCH, optionalFee, parseIdBatch, recordsReadCost, optionalString, parseAddressText, parseHeight, parseId, requireObject, requirePositiveAmount, requireString } from "../params.js";
 import { queryCount, queryList } from "../query.js";
 import { errorDoc, json, listFieldCost, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
@@ -23,9 +23,6 @@ const EXAMPLE_CANCEL_JSON = {
   type: 9, version: 3, id: "8FkJMCv9LbSLH9yjEDyAHeMasaD2KTS5XrdraFtQhTHy", sender: SENDER, senderKeyType: "ed25519", senderPublicKey: PUBLIC_KEY,
   fee: 100000000, timestamp: 1700000060000, proofs: [CANCEL_SIG], leaseId: LEASE_ID,
 };
-
-/** Most leases one POST /leasing/info asks about. */
-export const MAX_LEASE_IDS = 1000;
 
 /**
  * An address's active leases, kept per tip (tipTextCache.ts): the list has no page bound (LTO's
@@ -162,11 +159,11 @@ export const leasingRoutes: RouteDef[] = [
     operationId: "leaseInfo",
     tag: "leasing",
     summary: "A lease: sender, recipient, amount, height, status, and the cancel's id and height once canceled",
-    description: "Several at once: `POST /leasing/info` with `{\"ids\": […]}` (at most 1000), answered as an array.",
+    description: `Several at once: \`POST /leasing/info\` with \`{"ids": […]}\` (at most ${MAX_ID_BATCH}), answered as an array.`,
     params: { id: { description: "Lease id (the lease transaction's id), base58", schema: { type: "string" }, example: LEASE_ID } },
     responses: {
       200: { description: "The lease", schema: ref("LeaseInfo"), example: EXAMPLE_LEASE_INFO },
-      400: errorDoc("Not a base58 id of 32 bytes"),
+      400: errorDoc(`Not a base58 id of ${ID_LENGTH} bytes`),
       404: errorDoc("No lease with this id in the chain (code 311)"),
     },
     handler: ({ backend, params }) => json(leaseInfoJson(backend, parseId(params["id"], "lease id"))),
@@ -177,13 +174,13 @@ export const leasingRoutes: RouteDef[] = [
     operationId: "leaseInfosGet",
     tag: "leasing",
     summary: "Several leases by id: `?id=<id>&id=<id>` (as POST /leasing/info)",
-    cost: (_p, req) => queryCount(req, "id", MAX_LEASE_IDS),
+    cost: (_p, req) => queryCount(req, "id", MAX_ID_BATCH),
     responses: {
       200: { description: "The leases, in the order asked", schema: ref("LeaseInfos"), example: [EXAMPLE_LEASE_INFO] },
-      400: errorDoc("No id, more than 1000, or not base58 ids"),
+      400: errorDoc(`No id, more than ${MAX_ID_BATCH}, or not base58 ids`),
       404: errorDoc("One of the ids is no lease in the chain (code 311)"),
     },
-    handler: ({ backend, req }) => json(leaseInfos(backend, queryList(req, "id", MAX_LEASE_IDS))),
+    handler: ({ backend, req }) => json(leaseInfos(backend, queryList(req, "id", MAX_ID_BATCH))),
   },
   {
     method: "post",
@@ -196,14 +193,10 @@ export const leasingRoutes: RouteDef[] = [
     maxBody: MAX_BODY.idBatch,
     responses: {
       200: { description: "The leases", schema: ref("LeaseInfos"), example: [EXAMPLE_LEASE_INFO] },
-      400: errorDoc("ids missing, more than 1000, or not base58 ids"),
+      400: errorDoc(`ids missing, more than ${MAX_ID_BATCH}, or not base58 ids`),
       404: errorDoc("One of the ids is no lease in the chain (code 311)"),
     },
-    handler: ({ backend, body }) => {
-      const ids = requireObject(body)["ids"];
-      if (!Array.isArray(ids)) throw new AnchordError(ErrorCode.INVALID_FIELD, "ids must be an array of lease ids");
-      return json(leaseInfos(backend, ids));
-    },
+    handler: ({ backend, body }) => json(leaseInfos(backend, requireObject(body)["ids"])),
   },
 ];
 
@@ -212,10 +205,9 @@ function leaseJson({ tx, height }: { readonly tx: LeaseTx; readonly height: numb
   return { ...txToJson(tx), height };
 }
 
-/** Several leases, 1 to MAX_LEASE_IDS ids. */
-function leaseInfos(backend: ApiBackend, ids: readonly unknown[]): Record<string, unknown>[] {
-  if (ids.length === 0 || ids.length > MAX_LEASE_IDS) throw new AnchordError(ErrorCode.INVALID_FIELD, `1 to ${MAX_LEASE_IDS} lease ids`);
-  return ids.map((id) => leaseInfoJson(backend, parseId(id, "lease id")));
+/** Several leases, 1 to MAX_ID_BATCH ids. */
+function leaseInfos(backend: ApiBackend, ids: unknown): Record<string, unknown>[] {
+  return parseIdBatch(ids, "lease", (id) => leaseInfoJson(backend, id));
 }
 
 /** The Waves lease-info shape. */

@@ -4,7 +4,7 @@
  * calculation.
  */
 import { SIGNATURE_LENGTH, addressFromPublicKey, base58Encode, keyPairFromSeed } from "@anchord/crypto";
-import { TxType, minFee, txFromJson, validateTxStateless, withProofs, type JsonValue, type NetworkConfig } from "@anchord/protocol";
+import { ID_LENGTH, MAX_ANCHORS, MAX_ANCHOR_BYTES, TxType, minFee, txFromJson, validateTxStateless, withProofs, type JsonValue, type NetworkConfig } from "@anchord/protocol";
 import { parseAddressText, requireObject } from "../params.js";
 import { errorDoc, json, type ResponseDoc, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
@@ -20,7 +20,7 @@ const walletErrors = errorDoc(
 /** Stand-ins for the fields a fee question may leave out: the minimum fee depends on none of them. */
 const STAND_IN_KEY = keyPairFromSeed("anchord calculateFee stand-in sender").publicKey;
 const STAND_IN_RECIPIENT_KEY = keyPairFromSeed("anchord calculateFee stand-in recipient").publicKey;
-const STAND_IN_LEASE_ID = base58Encode(new Uint8Array(32).fill(1));
+const STAND_IN_LEASE_ID = base58Encode(new Uint8Array(ID_LENGTH).fill(1));
 
 const absent = (v: unknown): boolean => v === undefined || v === null;
 
@@ -95,7 +95,7 @@ export const signingRoutes: RouteDef[] = [
     body: { schema: ref("UnsignedTransaction"), example: { type: 15, anchors: ["42TEXg1vFAbcJ65y7qdYG9iCPvYfy3NDdVLd75akX2P5"] } },
     responses: {
       200: { description: "The minimum fee", schema: ref("FeeAmount"), example: { feeAssetId: null, feeAmount: 35000000 } },
-      400: errorDoc("Unsupported type or version, or a field given that is invalid (as for a broadcast: 102 invalid address, 108 invalid public key, 111 amount not positive, 114 lease to yourself; anchors not 1 to 100 of 1 to 80 bytes)"),
+      400: errorDoc(`Unsupported type or version, or a field given that is invalid (as for a broadcast: 102 invalid address, 108 invalid public key, 111 amount not positive, 114 lease to yourself; anchors not 1 to ${MAX_ANCHORS} of 1 to ${MAX_ANCHOR_BYTES} bytes)`),
     },
     handler: ({ backend, body }) => json({ feeAssetId: null, feeAmount: calculateFee(body, backend.config) }),
   },

@@ -1,5 +1,5 @@
 /** Already-signed transactions: broadcast, lookup, pool (LTO extras the client library calls). */
-import { AnchordError, ErrorCode, TxType, encodedTx, isAnchordError, txFromJson, txToJson, type Transaction } from "@anchord/protocol";
+import { AnchordError, ErrorCode, ID_LENGTH, TxType, encodedTx, isAnchordError, txFromJson, txToJson, type Transaction } from "@anchord/protocol";
 import { MAX_LISTED_ENCODED_BYTES, MAX_UNCONFIRMED_LISTED, READ_COST, parseId } from "../params.js";
 import { errorDoc, json, type RouteDef } from "../route.js";
 import { ref } from "../schemas.js";
@@ -60,7 +60,7 @@ export const transactionRoutes: RouteDef[] = [
     params: { id: { description: "Transaction id, base58", schema: { type: "string" }, example: EXAMPLE_LEASE_JSON.id } },
     responses: {
       200: { description: "The transaction", schema: ref("ConfirmedTransaction"), example: { ...EXAMPLE_LEASE_JSON, height: 12, status: "active" } },
-      400: errorDoc("Not a base58 id of 32 bytes"),
+      400: errorDoc(`Not a base58 id of ${ID_LENGTH} bytes`),
       404: errorDoc("No confirmed transaction with this id (code 311)"),
     },
     handler: ({ backend, params }) => {

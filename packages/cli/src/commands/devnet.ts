@@ -10,7 +10,7 @@ import { createInterface } from "node:readline";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { genesisToJson, loadGenesisFile, stringifyJson, parseJson } from "@anchord/protocol";
+import { formatTokens, genesisToJson, loadGenesisFile, stringifyJson, parseJson } from "@anchord/protocol";
 import { loadOrCreatePeerKey, writeFileDurably } from "@anchord/network";
 import { apiTokenProblem } from "@anchord/node";
 import { buildGenesis } from "./genesis.js";
@@ -173,11 +173,10 @@ async function nodeStatus(api: string): Promise<DevnetStatus | undefined> {
 }
 
 /** The funded accounts, as anvil and Hardhat print theirs, with the warning they deserve. */
-function fundedAccountsBanner(accounts: readonly DevnetAccount[], n: number): string {
-  const tokens = (units: bigint): string => (units / 100_000_000n).toLocaleString("en-US");
+export function fundedAccountsBanner(accounts: readonly DevnetAccount[], n: number): string {
   const rows = accounts.map((a) => {
     const who = a.node === null ? "funded" : a.node < n ? `node-${a.node} wallet` : `funded (node-${a.node} seed)`;
-    return `  ${a.address}  ${tokens(BigInt(a.balance)).padStart(12)}  ${who.padEnd(22)} ${a.seed}`;
+    return `  ${a.address}  ${formatTokens(BigInt(a.balance), { group: true }).padStart(12)}  ${who.padEnd(22)} ${a.seed}`;
   });
   return (
     `Funded accounts (devnet/accounts.json):\n` +

@@ -4,7 +4,7 @@
  * given nodes, also that each of them has that block id at that height and the bundle's genesis.
  */
 import { access, open } from "node:fs/promises";
-import { fromHex, MAX_PROOF_BYTES, STEP_TITLES, toHex, verifyProofText, type VerifyResult } from "@anchord/verify";
+import { confirmationsOf, fromHex, isFinal, MAX_PROOF_BYTES, STEP_TITLES, toHex, verifyProofText, type VerifyResult } from "@anchord/verify";
 import { parse, UsageError } from "../args.js";
 import { count } from "../count.js";
 import { printable } from "../printable.js";
@@ -68,7 +68,7 @@ async function checkAgainstNode(node: string, b: Bundleish): Promise<NodeCheck> 
     const last = await requestNode(node, "/blocks/headers/last");
     const tip = (last.body as { height?: number } | undefined)?.height;
     if (last.status !== 200 || typeof tip !== "number") return { node, ok: false, message: `last block: ${errorOf(last)}` };
-    const confirmations = tip - b.block.height + 1;
+    const confirmations = confirmationsOf(b.block.height, tip);
     // the node's own maximum rollback, as its proof of the same hash states it
     const own = await requestNode(node, `/hash/${b.hash}/proof`);
     const network = (own.body as { network?: { maxRollback?: unknown; name?: unknown; chainId?: unknown } } | undefined)?.network;
@@ -79,7 +79,7 @@ async function checkAgainstNode(node: string, b: Bundleish): Promise<NodeCheck> 
     if (network?.name !== b.network.name || network.chainId !== b.network.chainId) {
       return { node, ok: false, message: `calls its network ${String(network?.name)} (chain ${String(network?.chainId)}), the bundle says ${b.network.name} (chain ${b.network.chainId})` };
     }
-    const final = confirmations > maxRollback;
+    const final = isFinal(confirmations, maxRollback);
     return { node, ok: true, message: `has block ${b.block.id} at height ${b.block.height}: ${final ? "final" : count(confirmations, "confirmation")}`, confirmations, final };
   } catch (e) {
     return { node, ok: false, message: (e as Error).message };

@@ -5,6 +5,7 @@
  * every transaction is decoded from a subarray view of the input, never from a copy of the rest.
  */
 import { base58Encode, equalBytes } from "@anchord/crypto";
+import { DEFAULT_MAX_BLOCK_TRANSACTIONS } from "../config.js";
 import { AnchordError, ErrorCode, isAnchordError } from "../errors.js";
 import { decodeOwnedTx, encodedTx } from "../tx/binary.js";
 import type { Transaction } from "../tx/types.js";
@@ -13,8 +14,6 @@ import { RootBuilder } from "./root.js";
 import { BLOCK_HEADER_WITH_SIGNATURE_LENGTH, MAX_BLOCK_BYTES, type Block } from "./types.js";
 
 const LENGTH_PREFIX = 4;
-/** Default bound on the transaction count when the caller gives none (LTO-like networks: 5000). */
-export const DEFAULT_MAX_BLOCK_TRANSACTIONS = 5000;
 
 /** Encoded sizes and encodings, remembered per block object (blocks are immutable). */
 const sizes = new WeakMap<Block, number>();
@@ -74,7 +73,7 @@ export function blockSize(b: Block): number {
 export interface DecodeBlockOptions {
   /** Largest accepted encoding in bytes (default MAX_BLOCK_BYTES). */
   readonly maxBytes?: number;
-  /** Largest accepted transaction count (default 5000). */
+  /** Largest accepted transaction count (default DEFAULT_MAX_BLOCK_TRANSACTIONS, config.ts). */
   readonly maxTransactions?: number;
   /**
    * A transaction this chain already decoded from exactly these bytes (e.g. one in the node's

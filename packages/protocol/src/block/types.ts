@@ -17,6 +17,8 @@ import type { Transaction } from "../tx/types.js";
 
 /** Version 2: transactionsRoot is the RFC 6962 tree (version 1 hashed the concatenated leaf hashes). */
 export { BLOCK_VERSION, BLOCK_HEADER_LENGTH, BLOCK_HEADER_WITH_SIGNATURE_LENGTH, BLOCK_SIGNATURE_DOMAIN, BLOCK_SIGNATURE_LENGTH } from "@anchord/verify";
+/** The length of transaction and block ids (blake2b256). */
+export { ID_LENGTH } from "@anchord/verify";
 
 /** The fields the 149-byte header encodes (everything but the signature and the id). */
 export interface UnsignedHeaderFields {

@@ -15,7 +15,7 @@
  * format/type/version, oversize input and more than 8 proofs. Signatures are not verified here.
  */
 import { KEY_TYPE_BY_BYTE, KEY_TYPE_BYTE, PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, concatBytes, equalBytes, uint16BE, uint32BE } from "@anchord/crypto";
-import { MAX_TX_BYTES } from "@anchord/verify";
+import { MAX_PROOFS, MAX_TX_BYTES } from "@anchord/verify";
 import { AnchordError, ErrorCode } from "../errors.js";
 import { parseTxBody } from "./bodyDecode.js";
 import { buildTx, createGenesisTx, makeSponsor } from "./create.js";
@@ -23,9 +23,8 @@ import { ByteReader } from "./reader.js";
 import { TxType, type SignedTx, type Sponsor, type Transaction, type UnsignedTxFields } from "./types.js";
 
 export const TX_FORMAT_VERSION = 1;
-/** The transaction format's bound lives with the proof verifier, which checks it too. */
-export { MAX_TX_BYTES };
-export const MAX_PROOFS = 8;
+/** The transaction format's bounds live with the proof verifier, which checks them too. */
+export { MAX_PROOFS, MAX_TX_BYTES };
 
 const malformed = (message: string, details?: Record<string, unknown>): AnchordError =>
   new AnchordError(ErrorCode.MALFORMED, message, details);

@@ -15,7 +15,8 @@
  *               v1: 15 ‖ 1 ‖ pk(32) ‖ count(2) ‖ {length(2) ‖ anchor}* ‖ timestamp ‖ fee
  *   genesis 1:      1 ‖ timestamp(8) ‖ recipient(26) ‖ amount(8)
  */
-import { KEY_TYPE_BYTE, concatBytes, int64BE, knownAddressBytes, tryBase58Decode, uint16BE, type KeyType } from "@anchord/crypto";
+import { ADDRESS_LENGTH, KEY_TYPE_BYTE, concatBytes, int64BE, knownAddressBytes, tryBase58Decode, uint16BE, type KeyType } from "@anchord/crypto";
+import { ID_LENGTH } from "@anchord/verify";
 import { AnchordError, ErrorCode } from "../errors.js";
 import { MAX_U16, checkAmount, checkFee, checkTimestamp } from "./fields.js";
 import { TxType, type Transaction } from "./types.js";
@@ -29,14 +30,14 @@ export type TxBodyFields = OmitComputed<Transaction>;
 const u8 = (...b: number[]): Uint8Array => Uint8Array.from(b);
 
 function recipientBytes(recipient: string): Uint8Array {
-  const bytes = knownAddressBytes(recipient) ?? tryBase58Decode(recipient, 26);
-  if (!bytes) throw new AnchordError(ErrorCode.INVALID_ADDRESS, "recipient must be a 26-byte base58 address", { field: "recipient" });
+  const bytes = knownAddressBytes(recipient) ?? tryBase58Decode(recipient, ADDRESS_LENGTH);
+  if (!bytes) throw new AnchordError(ErrorCode.INVALID_ADDRESS, `recipient must be a ${ADDRESS_LENGTH}-byte base58 address`, { field: "recipient" });
   return bytes;
 }
 
 function leaseIdBytes(leaseId: string): Uint8Array {
-  const bytes = tryBase58Decode(leaseId, 32);
-  if (!bytes) throw new AnchordError(ErrorCode.INVALID_FIELD, "leaseId must be base58 of 32 bytes", { field: "leaseId" });
+  const bytes = tryBase58Decode(leaseId, ID_LENGTH);
+  if (!bytes) throw new AnchordError(ErrorCode.INVALID_FIELD, `leaseId must be base58 of ${ID_LENGTH} bytes`, { field: "leaseId" });
   return bytes;
 }
 

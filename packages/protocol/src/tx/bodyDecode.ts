@@ -3,7 +3,8 @@
  * checked here (lengths, known type/version/key type, chain byte); value checks happen when the
  * fields are turned into a transaction by the factories.
  */
-import { KEY_TYPE_BY_BYTE, PUBLIC_KEY_LENGTH, base58Encode, type KeyType } from "@anchord/crypto";
+import { ADDRESS_LENGTH, KEY_TYPE_BY_BYTE, PUBLIC_KEY_LENGTH, base58Encode, type KeyType } from "@anchord/crypto";
+import { ID_LENGTH } from "@anchord/verify";
 import { AnchordError, ErrorCode } from "../errors.js";
 import { ByteReader } from "./reader.js";
 import { MAX_ANCHORS, MAX_ANCHOR_BYTES, MAX_ATTACHMENT_BYTES, anchorCountError, anchorLengthError, attachmentLengthError } from "./validate.js";
@@ -65,8 +66,8 @@ function readAttachment(r: ByteReader): Uint8Array {
   return r.bytes(length);
 }
 
-const readRecipient = (r: ByteReader): string => base58Encode(r.bytes(26));
-const readLeaseId = (r: ByteReader): string => base58Encode(r.bytes(32));
+const readRecipient = (r: ByteReader): string => base58Encode(r.bytes(ADDRESS_LENGTH));
+const readLeaseId = (r: ByteReader): string => base58Encode(r.bytes(ID_LENGTH));
 
 function parseV3(r: ByteReader, type: Exclude<TxType, 1>, chainId: number): UnsignedTxFields {
   readChain(r, chainId);
@@ -94,7 +95,7 @@ function parseOld(r: ByteReader, type: Exclude<TxType, 1>, version: number, chai
   const senderKeyType = "ed25519" as const;
   switch (type) {
     case TxType.Transfer: {
-      const senderPublicKey = r.bytes(32);
+      const senderPublicKey = r.bytes(PUBLIC_KEY_LENGTH.ed25519);
       const timestamp = timestampOf(r.i64());
       const amount = r.i64();
       const fee = r.i64();
@@ -104,7 +105,7 @@ function parseOld(r: ByteReader, type: Exclude<TxType, 1>, version: number, chai
     case TxType.Lease: {
       const flag = r.u8();
       if (flag !== 0) throw new AnchordError(ErrorCode.MALFORMED, `lease v2 asset flag must be 0, got ${flag}`);
-      const senderPublicKey = r.bytes(32);
+      const senderPublicKey = r.bytes(PUBLIC_KEY_LENGTH.ed25519);
       const recipient = readRecipient(r);
       const amount = r.i64();
       const fee = r.i64();
@@ -112,13 +113,13 @@ function parseOld(r: ByteReader, type: Exclude<TxType, 1>, version: number, chai
     }
     case TxType.CancelLease: {
       readChain(r, chainId);
-      const senderPublicKey = r.bytes(32);
+      const senderPublicKey = r.bytes(PUBLIC_KEY_LENGTH.ed25519);
       const fee = r.i64();
       const timestamp = timestampOf(r.i64());
       return { type, version, timestamp, fee, senderKeyType, senderPublicKey, leaseId: readLeaseId(r) };
     }
     case TxType.Anchor: {
-      const senderPublicKey = r.bytes(32);
+      const senderPublicKey = r.bytes(PUBLIC_KEY_LENGTH.ed25519);
       const anchors = readAnchors(r);
       const timestamp = timestampOf(r.i64());
       return { type, version, timestamp, fee: r.i64(), senderKeyType, senderPublicKey, anchors };

@@ -12,6 +12,7 @@ import {
   type KeyPair,
   type KeyType,
 } from "@anchord/crypto";
+import { ID_LENGTH } from "@anchord/verify";
 import { AnchordError, ErrorCode } from "../errors.js";
 import { txBody, type TxBodyFields } from "./body.js";
 import {
@@ -90,7 +91,7 @@ export function buildTx(fields: UnsignedTxFields, chainId: number, onCurve: bool
       }
       break;
     case TxType.CancelLease:
-      fieldsOut["leaseId"] = base58Encode(checkBase58(fields.leaseId, 32, "leaseId"));
+      fieldsOut["leaseId"] = base58Encode(checkBase58(fields.leaseId, ID_LENGTH, "leaseId"));
       break;
     case TxType.Anchor:
       fieldsOut["anchors"] = readAnchors(fields.anchors, copy);

@@ -24,16 +24,23 @@ export function checkTimestamp(ts: unknown, field = "timestamp"): number {
 }
 
 /**
- * A fee's shape: an integer that fits int64. A negative one is INSUFFICIENT_FEE (HTTP code 112), as
- * a zero one is in the stateless rules (validate.ts) and on the wallet routes: one code for "the
- * fee is too low" whichever path finds it.
+ * The fee range, written once (docs/protocol.md §1.4): a fee is 1 … 2^63−1. Not positive →
+ * INSUFFICIENT_FEE (HTTP code 112, as a fee below the network minimum: one code for "the fee is too
+ * low" whichever path finds it); beyond int64 → INVALID_FIELD (code 1: a value the format cannot
+ * carry, as for every other field). `zero: "parses"` is for the decoders and factories: a zero fee
+ * can be encoded, and the stateless rules (validate.ts) then reject it. The minimum fee is checked
+ * there, after this.
  */
-export function checkFee(fee: unknown): bigint {
-  if (typeof fee === "bigint" && fee < 0n) throw new AnchordError(ErrorCode.INSUFFICIENT_FEE, "fee must be positive", { field: "fee", fee });
-  if (typeof fee !== "bigint" || fee > INT64_MAX) {
-    throw new AnchordError(ErrorCode.INVALID_FIELD, "fee must be an integer in 0..2^63-1", { field: "fee" });
-  }
+export function checkFeeRange(fee: bigint, zero: "parses" | "rejected"): bigint {
+  if (fee < 0n || (fee === 0n && zero === "rejected")) throw new AnchordError(ErrorCode.INSUFFICIENT_FEE, "fee must be positive", { field: "fee", fee });
+  if (fee > INT64_MAX) throw new AnchordError(ErrorCode.INVALID_FIELD, "fee must be an integer in 0..2^63-1", { field: "fee" });
   return fee;
+}
+
+/** A fee's shape: an integer (INVALID_FIELD otherwise) in the fee range (checkFeeRange; zero parses). */
+export function checkFee(fee: unknown): bigint {
+  if (typeof fee !== "bigint") throw new AnchordError(ErrorCode.INVALID_FIELD, "fee must be an integer in 0..2^63-1", { field: "fee" });
+  return checkFeeRange(fee, "parses");
 }
 
 /**

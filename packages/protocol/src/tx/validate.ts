@@ -5,8 +5,7 @@
 import { SIGNATURE_LENGTH, compareBytes, toHex, verify } from "@anchord/crypto";
 import type { FeeSchedule, NetworkConfig } from "../config.js";
 import { AnchordError, ErrorCode } from "../errors.js";
-import { INT64_MAX } from "../int64.js";
-import { checkAmountRange } from "./fields.js";
+import { checkAmountRange, checkFeeRange } from "./fields.js";
 import { TxType, type Transaction } from "./types.js";
 
 export const MAX_ANCHORS = 100;
@@ -101,7 +100,8 @@ export function validateTxStateless(tx: Transaction, config: NetworkConfig): voi
     return;
   }
   const min = minFee(tx, config.minFees);
-  if (tx.fee <= 0n || tx.fee < min || tx.fee > INT64_MAX) {
+  checkFeeRange(tx.fee, "rejected");
+  if (tx.fee < min) {
     throw new AnchordError(ErrorCode.INSUFFICIENT_FEE, `fee ${tx.fee} is below the minimum ${min}`, { fee: tx.fee, minFee: min });
   }
   if (tx.version !== 3 && (tx.senderKeyType !== "ed25519" || tx.sponsor)) {

@@ -1,5 +1,6 @@
 /** A block: its header, generator and transactions (by height or by id). */
 import { addressLink, amount, api, fields, group, h, nodeStatus, replace, time, txLink, txType, type Tx } from "../lib.js";
+import { confirmationsOf } from "@anchord/verify";
 
 export function txTable(txs: readonly (Tx & { height?: number })[], caption: string, withHeight = false): HTMLElement {
   return h(
@@ -60,7 +61,7 @@ export async function blockPage(main: HTMLElement, arg: string, alive: () => boo
   const height = Number(b["height"]);
   const txs = (b["transactions"] as Tx[] | undefined) ?? [];
   const consensus = (b["nxt-consensus"] as Record<string, unknown> | undefined) ?? {};
-  const confirmations = s.blockchainHeight - height + 1;
+  const confirmations = confirmationsOf(height, s.blockchainHeight);
   replace(
     main,
     h("h1", null, `Block ${group(height)}`),

@@ -7,6 +7,7 @@ import { addressLink, ago, api, ApiError, group, h, nodeStatus, replace, short, 
 
 const CHART_BLOCKS = 300;
 const LIST_BLOCKS = 15;
+/** GET /blocks/headers/seq's bound: @anchord/api's MAX_BLOCK_SEQUENCE (the page cannot import the API; api/test/web-copies.test.ts pins the copy). */
 const SEQ_MAX = 100;
 
 /** Headers from..to (inclusive): the header routes, or whole blocks on a node without them. */

@@ -1,7 +1,7 @@
 /** A transaction: its fields, height and confirmations; a lease's status and its cancel. */
 import { addressLink, amount, api, ApiError, fields, group, h, hex, nodeStatus, replace, time, txLink, txType, type Tx } from "../lib.js";
 import { getToken, tokenField, writeRefusal } from "../session.js";
-import { fromBase58 } from "@anchord/verify";
+import { confirmationsOf, fromBase58 } from "@anchord/verify";
 
 function anchorsList(anchors: readonly string[]): HTMLElement {
   return h(
@@ -164,7 +164,7 @@ export async function txPage(main: HTMLElement, id: string, alive: () => boolean
   const wallet = isLease && leaseStatus === "active" ? await api<string[]>("wallet/addresses").catch(() => [] as string[]) : [];
   if (!alive()) return;
   const height = tx.height;
-  const confirmations = height !== undefined ? status.blockchainHeight - height + 1 : 0;
+  const confirmations = height !== undefined ? confirmationsOf(height, status.blockchainHeight) : 0;
   const known = new Set(["type", "version", "id", "sender", "senderKeyType", "senderPublicKey", "fee", "timestamp", "proofs", "signature", "height", "recipient", "amount", "anchors", "leaseId", "status", "transfers"]);
   const extra = Object.entries(tx).filter(([k]) => !known.has(k));
   replace(

@@ -3,7 +3,7 @@
  * bundle from the node and checks it here with @anchord/verify, not by trusting the node's word.
  * A proof file (JSON) dropped here is checked with no node at all.
  */
-import { MAX_PROOF_BYTES, STATED_FIELDS, STEP_TITLES, VERIFY_STEPS, verifyProofText, type VerifyResult } from "@anchord/verify";
+import { confirmationsOf, isFinal, MAX_PROOF_BYTES, STATED_FIELDS, STEP_TITLES, VERIFY_STEPS, verifyProofText, type VerifyResult } from "@anchord/verify";
 import { announce, api, ApiError, blockLink, count, download, fields, group, h, HEX64, nodeStatus, replace, sha256File, time, txLink, type NodeStatus } from "../lib.js";
 
 /** A labelled file input that also takes a dropped file; keyboard users open the file chooser. */
@@ -103,9 +103,9 @@ export function proofView(result: VerifyResult, text: string, source: "node" | "
   let confirmations: Node | string = "—";
   if (f) {
     if (source === "node" && state === "valid" && live.tip !== undefined) {
-      const c = live.tip - f.height + 1;
+      const c = confirmationsOf(f.height, live.tip);
       const maxRollback = stated?.maxRollback ?? 0;
-      confirmations = c > maxRollback ? h("span", { id: "result-final" }, `final (${count(c, "confirmation")})`) : `${count(c, "confirmation")} (final after ${group(maxRollback)})`;
+      confirmations = isFinal(c, maxRollback) ? h("span", { id: "result-final" }, `final (${count(c, "confirmation")})`) : `${count(c, "confirmation")} (final after ${group(maxRollback)})`;
     } else confirmations = f.final ? `final (${count(f.confirmations, "confirmation")} when the proof was issued)` : `${count(f.confirmations, "confirmation")} when the proof was issued (${stated ? time(stated.issuedAt) : "?"})`;
   }
   const headline = !result.valid
