@@ -30,7 +30,7 @@ export interface ThroughputInput {
 async function runtimeStats(api: { host: string; port: number }): Promise<Record<string, number> | undefined> {
   try {
     const text = await (await fetch(`http://${api.host}:${api.port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
-    const read = (name: string): number => Number(new RegExp(`^anchord_process_${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, "m").exec(text)?.[1] ?? NaN);
+    const read = (name: string): number => Number(new RegExp(`^anchord_${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, "m").exec(text)?.[1] ?? NaN);
     const mb = (name: string): number => round(read(name) / 2 ** 20, 4);
     return {
       lagP99Ms: round(read("nodejs_eventloop_lag_p99_seconds") * 1000, 3),

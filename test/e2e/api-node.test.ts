@@ -236,6 +236,11 @@ describe("HTTP API of a real node", () => {
       expect(m.headers.get("content-type")).toMatch(/^text\/plain/);
       expect(m.text).toMatch(new RegExp(`^anchord_height ${height}$`, "m"));
       expect(m.text).toMatch(/^anchord_pool_size \d+$/m);
+      expect(m.text).toMatch(/^anchord_storage_failed 0$/m);
+      expect(m.text).toMatch(/^anchord_sync_lag_blocks \d+$/m);
+      // the runtime's own metrics, under the node's prefix once (not anchord_process_process_…)
+      expect(m.text).toMatch(/^anchord_process_resident_memory_bytes \d+$/m);
+      expect(m.text).not.toContain("anchord_process_process_");
       for (const topic of ["tx", "block"]) expect(m.text).toMatch(new RegExp(`^anchord_gossip_dropped_messages\\{topic="${topic}"\\} \\d+$`, "m"));
 
       // CORS: every response allows any origin; preflights allow the token headers

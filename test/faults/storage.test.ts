@@ -240,6 +240,13 @@ describe("storage faults", () => {
     for (const path of ["/node/status", "/blocks/height", "/blocks/last", `/addresses/balance/details/${c.users[0]!.address}`, "/transactions/unconfirmed"]) {
       expect((await getJson(full.endpoint, path)).status, path).toBe(200);
     }
+    // an operator's tools see it: a gauge, and the generator says why it makes no block (its
+    // accounts still read `forges: true`, its next slot in the past)
+    const metrics = await getJson(full.endpoint, "/metrics");
+    expect(String(metrics.body)).toMatch(/^anchord_storage_failed 1$/m);
+    const generator = (await full.status())!["generator"] as { paused?: unknown } | null;
+    if (generator !== null) expect(generator.paused).toBe("storage failed");
+    expect(String((await getJson(healthy.endpoint, "/metrics")).body)).toMatch(/^anchord_storage_failed 0$/m);
     // The window in which the node stays frozen, measured in the healthy node's blocks: 6 more
     // blocks it forged and gossiped, none of which the failed node applies.
     await waitUntil("the healthy node forged 6 more blocks", async () => ((await healthy.status())?.blockchainHeight ?? 0) >= healthyBefore + 6, 90_000, 250);

@@ -309,6 +309,7 @@ export const SCHEMAS = {
             items: { type: "object", properties: { address, generatingBalance: int64("Generating balance"), minimum: int64("Minimum generating balance"), forges: { type: "boolean" } } },
           },
           nextSlot: { type: ["object", "null"] },
+          paused: { type: ["string", "null"], description: "Why the generator makes no block now (storage failed, waiting for the first sync round, catching up with a peer); null while it may forge" },
         },
       },
       anchoringAccount: { type: ["string", "null"], description: "The wallet account that signs POST /hash anchors (shown to the operator only)" },

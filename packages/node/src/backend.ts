@@ -42,6 +42,8 @@ export interface NodeParts {
   readonly generator: Generator | undefined;
   /** The first failed write of the ledger or the pool (disk full, I/O error), if any. */
   storageFailure(): AnchordError | undefined;
+  /** Why the generator does not forge now (`Node.forgingPaused`), null when it does. */
+  forgingPaused(): string | null;
   /** Admits a locally submitted transaction and gossips it (`Node.submit`): "duplicate" when already pooled. */
   submit(tx: SignedTx): Promise<AddResult>;
   /** Runs a client's write, refused with UNAVAILABLE after a storage failure (`Node.writing`). */
@@ -318,6 +320,8 @@ export class NodeBackend implements ApiBackend {
     return {
       accounts: state.accounts.map((a) => ({ address: a.address, generatingBalance: a.generatingBalance, minimum: a.minimum, forges: a.forges })),
       nextSlot: state.nextSlot ? { ...state.nextSlot } : null,
+      // an account that `forges` makes no block while this says why (a storage failure showed forges: true, a past nextSlot)
+      paused: this.node.forgingPaused(),
     };
   }
 

@@ -29,7 +29,22 @@ export class NodeMetrics {
     },
   });
   gossipDroppedOf: ((topic: "tx" | "block") => number) | undefined;
-  readonly syncLag = new Gauge({ name: "anchord_sync_lag_blocks", help: "Blocks behind the best known peer", registers: [this.registry] });
+  /** Read at each scrape (`syncLagOf`, set once sync runs). */
+  readonly syncLag: Gauge = new Gauge({
+    name: "anchord_sync_lag_blocks",
+    help: "Blocks between this node's tip and the heaviest chain a peer claimed at the last sync round (0 when none is heavier)",
+    registers: [this.registry],
+    collect: (): void => this.syncLag.set(this.syncLagOf?.() ?? 0),
+  });
+  syncLagOf: (() => number) | undefined;
+  /** Read at each scrape (`storageFailedOf`): 1 once a write failed (the node then refuses writes and stops forging and syncing until restarted). */
+  readonly storageFailed: Gauge = new Gauge({
+    name: "anchord_storage_failed",
+    help: "1 once a write to the ledger, the pool or the anchor journal failed (disk full, I/O error): writes refused, forging and syncing stopped until a restart",
+    registers: [this.registry],
+    collect: (): void => this.storageFailed.set(this.storageFailedOf?.() === true ? 1 : 0),
+  });
+  storageFailedOf: (() => boolean) | undefined;
   readonly blocksMade = new Counter({ name: "anchord_blocks_forged_total", help: "Blocks forged by this node", registers: [this.registry] });
   readonly blocksReceived = new Counter({ name: "anchord_blocks_received_total", help: "Blocks applied from peers", labelNames: ["source"], registers: [this.registry] });
   readonly txsApplied = new Counter({ name: "anchord_transactions_applied_total", help: "Transactions applied in blocks", registers: [this.registry] });
@@ -45,7 +60,7 @@ export class NodeMetrics {
     defaults = true,
     private readonly poolSizeOf: () => number = () => 0,
   ) {
-    if (defaults) collectDefaultMetrics({ register: this.registry, prefix: "anchord_process_" });
+    if (defaults) collectDefaultMetrics({ register: this.registry, prefix: "anchord_" });
   }
 
   async text(): Promise<{ contentType: string; body: string }> {

@@ -147,6 +147,8 @@ export class Node {
   private async startServices(): Promise<void> {
     const { opts, ledger, chain, pool, admission, metrics, logger } = this;
     this.updateGauges();
+    metrics.storageFailedOf = () => this.storageFailure !== undefined;
+    metrics.syncLagOf = () => Math.max(0, (this.sync?.bestClaimedHeight ?? 0) - ledger.height);
     chain.on(chainEventSource(this.events, ledger, logger.child({ module: "events" })));
     chain.on({
       onApplied: (block, height, source, applyMs) => {
@@ -245,7 +247,7 @@ export class Node {
         this.wallet,
         (block) => this.publishBlock(block),
         logger.child({ module: "generator" }),
-        { maxBlockBytes: MAX_GOSSIP_BLOCK_BYTES, canForge: () => this.storageFailure === undefined && (this.sync?.ready ?? true) && !(this.sync?.behind ?? false) },
+        { maxBlockBytes: MAX_GOSSIP_BLOCK_BYTES, canForge: () => this.forgingPaused() === null },
       );
       this.generator.start();
     }
@@ -265,6 +267,7 @@ export class Node {
         sync: this.sync,
         generator: this.generator,
         storageFailure: () => this.storageFailure,
+        forgingPaused: () => this.forgingPaused(),
         submit: (tx) => this.submit(tx),
         writing: <T>(fn: () => Promise<T>) => this.writing(fn),
         events: this.events,
@@ -287,6 +290,17 @@ export class Node {
     const result = await this.writing(() => this.admission.add(tx));
     if (result === "added") this.queueGossip(tx);
     return result;
+  }
+
+  /**
+   * Why the generator does not forge now although it may have eligible accounts (null: it does):
+   * after a storage failure, before the first sync round, or while catching up with a peer.
+   */
+  forgingPaused(): string | null {
+    if (this.storageFailure !== undefined) return "storage failed";
+    if (!(this.sync?.ready ?? true)) return "waiting for the first sync round";
+    if (this.sync?.behind ?? false) return "catching up with a peer";
+    return null;
   }
 
   /** The first failed write of the ledger, the pool or the anchor journal (disk full, I/O error), if any. */

@@ -164,6 +164,8 @@ export class Synchronizer {
    * without any: a (re)started generator does not forge on a stale tip before it has asked.
    */
   ready = false;
+  /** The height of the heaviest chain a peer of this network claimed at the last round (ours when none is heavier). */
+  bestClaimedHeight = 0;
   private readyTimer: NodeJS.Timeout | undefined;
   /** peer id → time until which it is not asked (see SKIP_UNHELPFUL_PEER_MS) */
   private readonly skipped = new Map<string, number>();
@@ -259,6 +261,8 @@ export class Synchronizer {
       if (!equalBytes(s.status.genesisId, ledger.headerAt(1)!.idBytes)) continue;
       if (s.status.score > ledger.score && (!best || s.status.score > best.status.score)) best = s;
     }
+    // the metric of how far behind the node is (a claim: it only reports)
+    this.bestClaimedHeight = best?.status.height ?? ledger.height;
     // `behind` is set only once the peer actually delivers (a claim alone must not stop forging)
     this.behind = false;
     const heard = statuses.some((s) => s !== undefined && equalBytes(s.status.genesisId, ledger.headerAt(1)!.idBytes));

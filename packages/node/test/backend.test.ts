@@ -36,6 +36,7 @@ async function partsBackend(extraSeeds: string[] = []): Promise<{ backend: NodeB
     generator: undefined,
     events: new EventLog(),
     storageFailure: () => failure,
+    forgingPaused: () => (failure ? "storage failed" : null),
     submit: async (tx) => {
       const result = await admission.add(tx);
       submitted.push(tx);
