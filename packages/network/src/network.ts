@@ -352,6 +352,14 @@ export class Network {
 
   private async publish(topic: string, data: Uint8Array): Promise<number> {
     if (this.stopping !== undefined) return 0;
+    // With no peer subscribed to the topic nothing would be sent, but gossipsub would still keep
+    // the message's id as seen for its 2 minutes: the same bytes published again once a peer is
+    // there (the pool's rebroadcast when a peer connects, a pool of one transaction) were dropped
+    // as duplicates, and a transaction pooled while alone reached its peers ~2 minutes late.
+    if (this.pubsub.getSubscribers(topic).length === 0) {
+      this.logger.debug({ topic }, "Gossip message not sent: no peer subscribed to the topic yet");
+      return 0;
+    }
     try {
       const res = await this.pubsub.publish(topic, data);
       return res.recipients.length;

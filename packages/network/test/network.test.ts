@@ -88,6 +88,19 @@ describe("gossip", () => {
     expect(a.fake.txs).toHaveLength(1);
   });
 
+  it("sends a message first published with no peer once a peer is there (not dropped as a duplicate of the lonely publish)", async () => {
+    // as the node runs it (a devnet of one forges and publishes alone)
+    const alone = await node("alone", { allowPublishToZeroPeers: true });
+    const batch = bytes(64, 0x55);
+    expect(await alone.net.publishTxs(batch)).toBe(0);
+    const peer = await node("alone-peer", { bootstrap: [addrOf(alone)] });
+    await waitFor(() => alone.net.meshPeers("tx").length === 1, 10_000, "the peer joins the tx mesh");
+    // the same bytes again (the pool's rebroadcast of a pool of one transaction)
+    expect(await alone.net.publishTxs(batch)).toBe(1);
+    await waitFor(() => peer.fake.txs.length === 1, 5_000, "the peer receives the batch");
+    expect(peer.fake.txs[0].data).toEqual(batch);
+  });
+
   it("does not relay a message the first hop ignores", async () => {
     a.fake.judge = (d) => (d[0] === 0x42 ? "ignore" : "accept");
     await b.net.publishTxs(bytes(64, 0x42));
@@ -408,7 +421,8 @@ describe("lifecycle and identity", () => {
   });
 
   it("publishing with no peers does not throw", async () => {
-    const alone = await node("alone");
+    // as the node runs it (a devnet of one forges and publishes alone)
+    const alone = await node("alone", { allowPublishToZeroPeers: true });
     expect(await alone.net.publishTxs(bytes(10, 2))).toBe(0);
     expect(await alone.net.publishBlock(bytes(10, 3))).toBe(0);
   });
