@@ -113,7 +113,7 @@ export class Network {
   private readonly rejections: PeerRejection[] = [];
   private readonly dialing = new Set<string>();
   /** Bootstrap peers whose dials have failed since (ms), and whether that was warned about. */
-  private readonly bootstrapFailing = new Map<string, { since: number; warned: boolean }>();
+  private readonly bootstrapFailing = new Map<string, { since: number; warned: boolean; otherKey: boolean }>();
   private readonly sweeper: PeerStoreSweeper;
   private redialTimer: NodeJS.Timeout | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
@@ -553,15 +553,23 @@ export class Network {
         })
         .catch((e: unknown) => {
           const now = performance.now(); // a duration: a step of the wall clock must not change it
-          const failing = this.bootstrapFailing.get(b.peerId) ?? { since: now, warned: false };
+          const failing = this.bootstrapFailing.get(b.peerId) ?? { since: now, warned: false, otherKey: false };
           this.bootstrapFailing.set(b.peerId, failing);
+          const err = errorMessage(e);
+          // noise's handshake: the address answers, with another key (that node's data was reset)
+          failing.otherKey ||= /does not match expected remote identity/i.test(err);
           // A node given a wrong address, or joining a network that is down, joins nobody: said
           // once per peer, when it has failed for a while and the node has no peer at all (not
           // while a devnet's nodes are still starting, nor when another peer serves the node).
           if (!failing.warned && now - failing.since >= this.opts.bootstrapWarnAfterMs && this.node.getPeers().length === 0) {
             failing.warned = true;
-            this.logger.warn({ addr: b.addr, err: errorMessage(e).slice(0, 200), forSeconds: Math.round((now - failing.since) / 1000) }, "No peer connected: bootstrap peer unreachable; still retrying");
-          } else this.logger.debug({ addr: b.addr, err: errorMessage(e) }, "Bootstrap dial failed");
+            this.logger.warn(
+              { addr: b.addr, err: err.slice(0, 200), forSeconds: Math.round((now - failing.since) / 1000) },
+              failing.otherKey
+                ? "No peer connected: the bootstrap address answers with another peer id (that node's data was reset?): give --bootstrap its new multiaddr; still retrying"
+                : "No peer connected: bootstrap peer unreachable; still retrying",
+            );
+          } else this.logger.debug({ addr: b.addr, err }, "Bootstrap dial failed");
         })
         .finally(() => this.dialing.delete(b.peerId));
     }

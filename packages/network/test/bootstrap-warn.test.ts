@@ -61,4 +61,28 @@ describe("bootstrap peers that do not answer", () => {
     await waitFor(() => lines.some((l) => l.level === "info" && l.msg === "Bootstrap peer reachable again"), 10_000, "reachable again");
     expect(warned()).toBe(1);
   });
+
+  it("says so when the address answers with another peer id (a devnet started again without --keep)", async () => {
+    const peer: TestNode = await startNode(dir, "reset peer");
+    const addr = addrOf(peer);
+    const port = Number(addr.split("/")[4]);
+    await peer.net.stop();
+    // the same address, another key: what a node whose data dir was emptied answers with
+    const reset = await Network.create(
+      { chainId: CHAIN, listenHost: "127.0.0.1", listenPort: port, bootstrap: [], peerKeyPath: `${dir}/reset/peer.key`, redialIntervalMs: 100 },
+      new FakeNode(),
+    );
+    running.push(reset);
+    const { logger, lines } = recording();
+    const joiner = await Network.create(
+      { chainId: CHAIN, listenHost: "127.0.0.1", listenPort: 0, bootstrap: [addr], peerKeyPath: `${dir}/joiner/peer.key`, redialIntervalMs: 100, bootstrapWarnAfterMs: 500 },
+      new FakeNode(),
+      logger,
+    );
+    running.push(joiner);
+    await waitFor(() => lines.some((l) => l.level === "warn"), 10_000, "the warning");
+    // before: "bootstrap peer unreachable", the address answering all along
+    const warning = lines.find((l) => l.level === "warn")!;
+    expect(warning.msg, String(warning.obj["err"])).toMatch(/^No peer connected: the bootstrap address answers with another peer id/);
+  });
 });

@@ -71,7 +71,7 @@ function parseWalletFile(path: string, text: string): PlainFile | EncryptedFile 
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new AnchordError(ErrorCode.INVALID_FIELD, `wallet file ${path} is not valid JSON`);
+    throw new AnchordError(ErrorCode.INVALID_FIELD, `wallet file ${path} is not valid JSON (damaged or cut short); it was left as it is: restore it from a backup, or move it away to start with a new one`);
   }
   const refuse = (what: string): never => {
     throw new AnchordError(ErrorCode.INVALID_FIELD, `wallet file ${path} is not an anchord wallet (${what}); it was left as it is: restore it from a backup, or move it away to start with a new one`);

@@ -262,7 +262,7 @@ export class Ledger {
     const tipHeader = headers.at(-1)!.header;
     const indexed = await this.db.get(key(Bucket.BLOCK_ID, tipHeader.idBytes));
     if (indexed === undefined || readU32(indexed) !== tip || (await this.db.get(heightKey(Bucket.HEADER, tip + 1))) !== undefined) {
-      throw new AnchordError(ErrorCode.STORAGE, `corrupt data dir: the ledger's tip record (height ${tip}) does not name its last block; empty the node's chain directory (<data-dir>/ledger) and let it sync again`);
+      throw new AnchordError(ErrorCode.STORAGE, `corrupt data dir: the ledger's tip record (height ${tip}) does not name its last block; empty the node's chain directory (<data-dir>/chain) and let it sync again`);
     }
     headers.forEach((h, i) => this.remember(from + i, h));
     // a fork switch that did not finish (the process stopped) kept undo records out of retention

@@ -16,7 +16,7 @@ const corrupt = (what: string): AnchordError =>
   new AnchordError(
     ErrorCode.STORAGE,
     `corrupt data dir: ${what}. The ledger's files were damaged (disk, filesystem or a copy made while the node ran): empty the node's chain directory ` +
-      `(<data-dir>/ledger) and let it sync again; its pool, anchor journal and wallet are stored apart and kept`,
+      `(<data-dir>/chain) and let it sync again; its pool, anchor journal and wallet are stored apart and kept`,
   );
 
 /** Units the genesis block created: no block creates or destroys any (fees move to the generator). */
