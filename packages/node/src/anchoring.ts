@@ -57,6 +57,13 @@ export class AnchorBatcher {
   private closed = false;
   /** Called with each anchor transaction once it is durably pooled (the node gossips it at once). */
   onPooled: ((tx: AnchorTx) => void) | undefined;
+  /**
+   * Why lost hashes may not be anchored again yet (null: they may): the node says so until its
+   * first sync round, since a transaction its pool lost while it was down may be in a block it
+   * has not fetched yet, and anchoring the hash again then paid a second fee for it. A sweep then
+   * only marks them (status `pending`, `reanchoring: true`); one after the wait anchors them.
+   */
+  reanchorWait: (() => string | null) | undefined;
 
   constructor(
     private readonly ledger: Ledger,
@@ -273,6 +280,8 @@ export class AnchorBatcher {
     const { finalOwn, finalForeign, lostOwn, lostForeign } = await this.classify();
     await this.journal.forget(finalOwn, finalForeign);
     const hashesOf = await this.markLost(lostOwn, lostForeign);
+    // marked (status `pending`, `reanchoring: true`): anchored by the sweep that follows the wait
+    if ((this.reanchorWait?.() ?? null) !== null) return;
     // An entry is forgotten once its hashes are held again by something else: the lost
     // transaction itself may be back meanwhile (gossip, a peer's block), and is then kept.
     const lostNow = new Set<string>(lostForeign.map((f) => f.hex));

@@ -237,6 +237,11 @@ export class Node {
         // with peers to ask, forge only after asking them (or after a bounded wait)
         p2p.bootstrap.length > 0 ? Math.max(3000, 2 * ledger.config.averageBlockDelayMs) : 0,
       );
+      // lost acknowledged hashes are anchored again once the node has asked its peers: the
+      // transaction its pool lost while it was down may be in a block it has not fetched yet
+      const sync = this.sync;
+      this.anchoring.reanchorWait = () => (sync.ready ? null : "waiting for the first sync round");
+      sync.onReady = () => this.anchoring.requestSweep();
       this.sync.start();
     }
 

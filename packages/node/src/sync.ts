@@ -163,7 +163,12 @@ export class Synchronizer {
    * Set once a round heard from at least one peer of this network, or after `initialWaitMs`
    * without any: a (re)started generator does not forge on a stale tip before it has asked.
    */
-  ready = false;
+  get ready(): boolean {
+    return this.isReady;
+  }
+  private isReady = false;
+  /** Called once, when `ready` becomes true (the node's anchor sweep waits for it). */
+  onReady: (() => void) | undefined;
   /** The height of the heaviest chain a peer of this network claimed at the last round (ours when none is heavier). */
   bestClaimedHeight = 0;
   private readyTimer: NodeJS.Timeout | undefined;
@@ -186,13 +191,19 @@ export class Synchronizer {
 
   start(): void {
     this.stopped = false;
-    if (this.initialWaitMs <= 0) this.ready = true;
+    if (this.initialWaitMs <= 0) this.markReady();
     else {
-      this.readyTimer = setTimeout(() => (this.ready = true), this.initialWaitMs);
+      this.readyTimer = setTimeout(() => this.markReady(), this.initialWaitMs);
       this.readyTimer.unref();
     }
     this.timer = setInterval(() => this.trigger(), this.intervalMs);
     this.trigger();
+  }
+
+  private markReady(): void {
+    if (this.isReady) return;
+    this.isReady = true;
+    this.onReady?.();
   }
 
   stop(): void {
@@ -267,7 +278,7 @@ export class Synchronizer {
     this.behind = false;
     const heard = statuses.some((s) => s !== undefined && equalBytes(s.status.genesisId, ledger.headerAt(1)!.idBytes));
     if (!best) {
-      if (heard) this.ready = true;
+      if (heard) this.markReady();
       return;
     }
     const scoreBefore = ledger.score;
@@ -284,7 +295,7 @@ export class Synchronizer {
       throw e;
     } finally {
       this.behind = false;
-      this.ready = true;
+      this.markReady();
       // a round that ended on a block ahead of our clock was not the peer's fault: asked again
       // when the block is due
       if (this.earlyAt !== undefined) this.askAgainAt(this.earlyAt);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
-import type { Genesis } from "@anchord/protocol";
+import { createBlock, type Genesis } from "@anchord/protocol";
 import { AnchorBatcher } from "../src/anchoring.js";
 import { AnchorJournal } from "../src/anchorJournal.js";
 import { Wallet } from "../src/wallet.js";
@@ -94,6 +94,34 @@ describe("AnchorBatcher", () => {
     const again = pool.pendingAnchor(hash)!;
     expect(again).not.toBe(first);
     await waitFor("old entry forgotten", () => !journal.own.has(first) && journal.own.has(again), 5_000);
+    await batcher.close();
+    await pool.close();
+    await ledger.close();
+  });
+
+  it("waits for the node's first sync round before anchoring a lost hash again (its transaction may be in a block not fetched yet)", async () => {
+    const { ledger, admission, journal, hash, first, tx } = await anchoredThenPoolLost(genesisFor([[node, 10_000n]]), 100);
+    const pool = admission.pool;
+    const batcher = new AnchorBatcher(ledger, admission, new Wallet([node.seed], CHAIN), journal, unlocked, silentLogger());
+    let synced = false;
+    batcher.reanchorWait = () => (synced ? null : "waiting for the first sync round");
+    await batcher.markLostAtStart();
+    batcher.requestSweep();
+    await batcher.sweepsDone();
+    // marked, not anchored again: no second transaction (before: one, and a second fee)
+    expect(pool.pendingAnchor(hash)).toBeUndefined();
+    expect(batcher.acknowledged(hash)).toEqual({ error: "" });
+    // the round fetched the block that holds the first transaction: nothing to anchor again
+    await ledger.applyBlock(
+      createBlock({ timestamp: Date.now(), reference: ledger.lastHeader.idBytes, baseTarget: 1_000_000n, generationSignature: new Uint8Array(32), transactions: [tx] }, node.kp, CHAIN),
+    );
+    expect(ledger.anchor(hash)).toBeDefined();
+    synced = true;
+    batcher.requestSweep();
+    await batcher.sweepsDone();
+    expect(pool.pendingAnchor(hash)).toBeUndefined();
+    expect(batcher.acknowledged(hash)).toBeUndefined();
+    expect(journal.own.has(first)).toBe(true);
     await batcher.close();
     await pool.close();
     await ledger.close();
