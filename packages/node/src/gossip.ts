@@ -17,11 +17,6 @@ import type { Logger } from "./logger.js";
 export const MAX_TXS_PER_MESSAGE = 1000;
 /** Blocks from a little ahead of our clock held for their time (GossipHandler.holdEarly). */
 const MAX_EARLY_BLOCKS = 4;
-/** (generator, parent) pairs remembered with the first signed block judged for them (GossipHandler.firstOnParent). */
-const MAX_JUDGED_SLOTS = 4096;
-
-/** A generator's key and the parent its block builds on: a generator makes one block there. */
-const slotOf = (block: Block): string => Buffer.from(block.generator).toString("latin1") + Buffer.from(block.reference).toString("latin1");
 
 export function encodeTxBatch(txs: readonly SignedTx[]): Uint8Array {
   return packTxBatch(txs.map((tx) => encodedTx(tx)));
@@ -89,27 +84,15 @@ export interface GossipStats {
   blocksRejected: number;
   /** Blocks held as orphans (their parent unknown here). */
   orphans: number;
-  /** Blocks ignored as a second block of their generator on the same parent (firstOnParent). */
-  secondOnParent: number;
 }
 
 export class GossipHandler {
-  readonly stats: GossipStats = { txAccepted: 0, txRejected: 0, txRejectedCodes: {}, blocksRejected: 0, orphans: 0, secondOnParent: 0 };
+  readonly stats: GossipStats = { txAccepted: 0, txRejected: 0, txRejectedCodes: {}, blocksRejected: 0, orphans: 0 };
   /** Blocks that came before their parent, tried again as the chain moves (orphans.ts). */
   private readonly orphans = new OrphanBlocks();
   private retryScheduled = false;
   /** Blocks stamped a little ahead of our clock, tried again once it gets there: id → its sender and timer. */
   private readonly early = new Map<string, { readonly from: string; readonly timer: NodeJS.Timeout }>();
-  /**
-   * (generator, parent) → id of the first block signed by that generator on that parent that this
-   * node judged (applied, or found invalid), oldest first, at most MAX_JUDGED_SLOTS. Another block
-   * of that generator on that parent is ignored (not relayed, not checked, its sender not
-   * charged: an honest peer relays what it got first too), as Lodestar's gossip ignores all but
-   * the first block of a proposer for a slot. Without it a staker could send endless variants of
-   * its slot's block, each with thousands of fresh transactions (one of them invalid) whose
-   * signatures every node checked. Sync still fetches such a block if a heavier chain holds it.
-   */
-  private readonly firstOnParent = new Map<string, string>();
 
   /**
    * `onOrphan`: a block from this peer had an unknown parent (the node syncs with it).
@@ -186,13 +169,6 @@ export class GossipHandler {
   }
 
   private async processBlock(block: Block, from: string): Promise<GossipVerdict> {
-    const slot = slotOf(block);
-    const first = this.firstOnParent.get(slot);
-    if (first !== undefined && first !== block.id) {
-      this.stats.secondOnParent++;
-      this.logger.debug({ peer: from, id: block.id, first }, "Ignored a second block of its generator on the same parent");
-      return "ignore";
-    }
     try {
       const r = await this.chain.processBlock(block, "gossip");
       if (r.status === "orphan") {
@@ -201,16 +177,11 @@ export class GossipHandler {
         this.onOrphan(from);
         return "ignore";
       }
-      // applied: its generator signed it (the consensus checks verify that first)
-      if (r.status === "applied") this.judged(slot, block);
       return r.status === "applied" ? "accept" : "ignore";
     } catch (e) {
       if (isAnchordError(e) && peerAction(e.code) === "reject") {
         this.stats.blocksRejected++;
         this.logger.warn({ peer: from, id: block.id, code: e.code, reason: e.message }, "Rejected invalid block from peer");
-        // only a block its generator signed takes the place: junk naming a generator must not
-        // keep that generator's real block out
-        if (verifyBlockSignature(block, this.chain.ledger.config.chainIdByte)) this.judged(slot, block);
         return "reject";
       }
       if (isAnchordError(e, ErrorCode.BLOCK_IN_FUTURE)) this.holdEarly(block, from);
@@ -243,12 +214,6 @@ export class GossipHandler {
     }, Math.max(0, wait));
     timer.unref();
     this.early.set(block.id, { from, timer });
-  }
-
-  private judged(slot: string, block: Block): void {
-    if (this.firstOnParent.has(slot)) return;
-    this.firstOnParent.set(slot, block.id);
-    if (this.firstOnParent.size > MAX_JUDGED_SLOTS) this.firstOnParent.delete(this.firstOnParent.keys().next().value!);
   }
 
   /** Blocks held until the clock gets to them. */
