@@ -336,6 +336,16 @@ export class Network {
         max: this.opts.maxTxMessageBytes,
       });
     }
+    // With no peer subscribed to the topic nothing would be sent, but gossipsub would still keep
+    // the message's id as seen for its 2 minutes: the same bytes published again once a peer is
+    // there (the pool's rebroadcast when a peer connects, a pool of one transaction) were dropped
+    // as duplicates, and a transaction pooled while alone reached its peers ~2 minutes late.
+    // (Blocks are handed over: published once, and gossipsub offers them to a peer that
+    // subscribes within a few heartbeats.)
+    if (this.pubsub.getSubscribers(this.names.txTopic).length === 0) {
+      this.logger.debug({ topic: this.names.txTopic }, "Gossip message not sent: no peer subscribed to the topic yet");
+      return 0;
+    }
     return this.publish(this.names.txTopic, data);
   }
 
@@ -352,14 +362,6 @@ export class Network {
 
   private async publish(topic: string, data: Uint8Array): Promise<number> {
     if (this.stopping !== undefined) return 0;
-    // With no peer subscribed to the topic nothing would be sent, but gossipsub would still keep
-    // the message's id as seen for its 2 minutes: the same bytes published again once a peer is
-    // there (the pool's rebroadcast when a peer connects, a pool of one transaction) were dropped
-    // as duplicates, and a transaction pooled while alone reached its peers ~2 minutes late.
-    if (this.pubsub.getSubscribers(topic).length === 0) {
-      this.logger.debug({ topic }, "Gossip message not sent: no peer subscribed to the topic yet");
-      return 0;
-    }
     try {
       const res = await this.pubsub.publish(topic, data);
       return res.recipients.length;

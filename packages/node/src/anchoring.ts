@@ -64,6 +64,12 @@ export class AnchorBatcher {
    * only marks them (status `pending`, `reanchoring: true`); one after the wait anchors them.
    */
   reanchorWait: (() => string | null) | undefined;
+  private deferred = false;
+
+  /** Whether the last sweep found lost hashes and left them for after `reanchorWait`'s wait. */
+  get reanchorDeferred(): boolean {
+    return this.deferred;
+  }
 
   constructor(
     private readonly ledger: Ledger,
@@ -281,7 +287,8 @@ export class AnchorBatcher {
     await this.journal.forget(finalOwn, finalForeign);
     const hashesOf = await this.markLost(lostOwn, lostForeign);
     // marked (status `pending`, `reanchoring: true`): anchored by the sweep that follows the wait
-    if ((this.reanchorWait?.() ?? null) !== null) return;
+    this.deferred = hashesOf.size + lostForeign.length > 0 && (this.reanchorWait?.() ?? null) !== null;
+    if (this.deferred) return;
     // An entry is forgotten once its hashes are held again by something else: the lost
     // transaction itself may be back meanwhile (gossip, a peer's block), and is then kept.
     const lostNow = new Set<string>(lostForeign.map((f) => f.hex));

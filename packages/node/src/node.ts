@@ -101,11 +101,13 @@ export class Node {
       throw e;
     });
     let node: Node | undefined;
+    let admission: TxAdmission | undefined;
     try {
       const wallet = loadWallet(opts.dataDir, ledger.config.chainIdByte, { extraSeeds: opts.walletSeeds, password: opts.walletPassword });
-      const admission = await TxAdmission.open(ledger, { dir: join(opts.dataDir, "pool"), maxSize: opts.poolMaxSize ?? defaultNodeOptions.poolMaxSize }, log.child({ module: "pool" }));
+      admission = await TxAdmission.open(ledger, { dir: join(opts.dataDir, "pool"), maxSize: opts.poolMaxSize ?? defaultNodeOptions.poolMaxSize }, log.child({ module: "pool" }));
+      const pool = admission.pool;
       const chain = new Chain(ledger, admission, log.child({ module: "chain" }));
-      const metrics = new NodeMetrics(true, () => admission.pool.size);
+      const metrics = new NodeMetrics(true, () => pool.size);
       const journal = await AnchorJournal.open(join(opts.dataDir, "anchor-journal"), ledger.genesisId);
       const anchoring = new AnchorBatcher(ledger, admission, wallet, journal, (fn) => chain.exclusive(fn), log.child({ module: "anchoring" }), undefined, undefined, opts.anchorAccount);
       node = new Node(opts, log, ledger, wallet, admission, chain, metrics, anchoring);
@@ -134,7 +136,11 @@ export class Node {
       return node;
     } catch (e) {
       if (node) await node.stop();
-      else await ledger.close();
+      else {
+        // the pool's store holds its directory's lock too (a journal refused after it opened)
+        await admission?.pool.close().catch(() => undefined);
+        await ledger.close();
+      }
       throw e;
     }
   }
@@ -237,11 +243,15 @@ export class Node {
         // with peers to ask, forge only after asking them (or after a bounded wait)
         p2p.bootstrap.length > 0 ? Math.max(3000, 2 * ledger.config.averageBlockDelayMs) : 0,
       );
-      // lost acknowledged hashes are anchored again once the node has asked its peers: the
-      // transaction its pool lost while it was down may be in a block it has not fetched yet
+      // lost acknowledged hashes are anchored again once the node has asked its peers and is not
+      // catching up: the transaction its pool lost while it was down may be in a block it has not
+      // fetched yet (a sweep follows every block applied, and the end of a round while one waits)
       const sync = this.sync;
-      this.anchoring.reanchorWait = () => (sync.ready ? null : "waiting for the first sync round");
+      this.anchoring.reanchorWait = () => (!sync.ready ? "waiting for the first sync round" : sync.behind ? "catching up with a peer" : null);
       sync.onReady = () => this.anchoring.requestSweep();
+      sync.onRoundEnd = () => {
+        if (this.anchoring.reanchorDeferred) this.anchoring.requestSweep();
+      };
       this.sync.start();
     }
 

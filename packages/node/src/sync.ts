@@ -169,6 +169,8 @@ export class Synchronizer {
   private isReady = false;
   /** Called once, when `ready` becomes true (the node's anchor sweep waits for it). */
   onReady: (() => void) | undefined;
+  /** Called after every round (`behind` is false then): the node's anchor sweep waits for catching up to end. */
+  onRoundEnd: (() => void) | undefined;
   /** The height of the heaviest chain a peer of this network claimed at the last round (ours when none is heavier). */
   bestClaimedHeight = 0;
   private readyTimer: NodeJS.Timeout | undefined;
@@ -244,6 +246,7 @@ export class Synchronizer {
       .catch((e) => this.logger.debug({ err: String(e) }, "Sync round failed"))
       .finally(() => {
         this.running = false;
+        this.onRoundEnd?.();
         if (this.again && !this.stopped) {
           this.again = false;
           this.trigger();

@@ -1,7 +1,7 @@
 /**
  * Network parameters: one typed configuration per network, fixed by its genesis file.
  */
-import { TOKEN, confirmationsOf, formatTokens, isFinal } from "@anchord/verify";
+import { TOKEN, confirmationsOf, depthAt, formatTokens, isFinal } from "@anchord/verify";
 import { AnchordError, ErrorCode } from "./errors.js";
 
 /** How deep a block is and when it is final: the rule lives with the proof verifier, which checks it too. */
@@ -106,9 +106,7 @@ export function isFinalHeight(height: number, tip: number, config: Pick<NetworkC
  * confirmations > maxRollback, as a proof bundle's checker requires.
  */
 export function depthOf(height: number, tip: number, finalHeight: number, config: Pick<NetworkConfig, "maxRollback">): { confirmations: number; final: boolean } {
-  const counted = confirmationsOf(height, tip);
-  const final = isFinal(counted, config.maxRollback) && height <= finalHeight;
-  return { confirmations: final ? counted : Math.min(counted, config.maxRollback), final };
+  return depthAt(height, tip, finalHeight, config.maxRollback);
 }
 
 /**

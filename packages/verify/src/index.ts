@@ -4,7 +4,7 @@
  */
 export * from "./merkle.js";
 export * from "./bundle.js";
-export { confirmationsOf, isFinal } from "./depth.js";
+export { confirmationsOf, depthAt, isFinal } from "./depth.js";
 export { TOKEN, formatTokens } from "./units.js";
 export {
   BLOCK_HEADER_LENGTH,

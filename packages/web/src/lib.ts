@@ -115,6 +115,8 @@ export async function api<T = Record<string, unknown>>(path: string, init: Reque
 
 export interface NodeStatus {
   blockchainHeight: number;
+  /** The highest height final on this node's settled chain (absent from an older node). */
+  finalHeight?: number;
   chainId: string;
   network: string;
   peers: number;

@@ -4,7 +4,7 @@
  * given nodes, also that each of them has that block id at that height and the bundle's genesis.
  */
 import { access, open } from "node:fs/promises";
-import { confirmationsOf, fromHex, isFinal, MAX_PROOF_BYTES, STEP_TITLES, toHex, verifyProofText, type VerifyResult } from "@anchord/verify";
+import { depthAt, fromHex, MAX_PROOF_BYTES, STEP_TITLES, toHex, verifyProofText, type VerifyResult } from "@anchord/verify";
 import { parse, UsageError } from "../args.js";
 import { count } from "../count.js";
 import { printable } from "../printable.js";
@@ -68,7 +68,10 @@ async function checkAgainstNode(node: string, b: Bundleish): Promise<NodeCheck> 
     const last = await requestNode(node, "/blocks/headers/last");
     const tip = (last.body as { height?: number } | undefined)?.height;
     if (last.status !== 200 || typeof tip !== "number") return { node, ok: false, message: `last block: ${errorOf(last)}` };
-    const confirmations = confirmationsOf(b.block.height, tip);
+    // the node's final mark: while it applies a fork switch its tip is the fork's, and a block
+    // final by that tip alone may still be rolled back (absent from an older node: the tip alone)
+    const status = await requestNode(node, "/node/status");
+    const finalHeight = (status.body as { finalHeight?: unknown } | undefined)?.finalHeight;
     // the node's own maximum rollback, as its proof of the same hash states it
     const own = await requestNode(node, `/hash/${b.hash}/proof`);
     const network = (own.body as { network?: { maxRollback?: unknown; name?: unknown; chainId?: unknown } } | undefined)?.network;
@@ -79,7 +82,7 @@ async function checkAgainstNode(node: string, b: Bundleish): Promise<NodeCheck> 
     if (network?.name !== b.network.name || network.chainId !== b.network.chainId) {
       return { node, ok: false, message: `calls its network ${String(network?.name)} (chain ${String(network?.chainId)}), the bundle says ${b.network.name} (chain ${b.network.chainId})` };
     }
-    const final = isFinal(confirmations, maxRollback);
+    const { confirmations, final } = depthAt(b.block.height, tip, status.status === 200 && typeof finalHeight === "number" ? finalHeight : undefined, maxRollback);
     return { node, ok: true, message: `has block ${b.block.id} at height ${b.block.height}: ${final ? "final" : count(confirmations, "confirmation")}`, confirmations, final };
   } catch (e) {
     return { node, ok: false, message: (e as Error).message };

@@ -3,7 +3,7 @@
  * bundle from the node and checks it here with @anchord/verify, not by trusting the node's word.
  * A proof file (JSON) dropped here is checked with no node at all.
  */
-import { confirmationsOf, isFinal, MAX_PROOF_BYTES, STATED_FIELDS, STEP_TITLES, VERIFY_STEPS, verifyProofText, type VerifyResult } from "@anchord/verify";
+import { depthAt, MAX_PROOF_BYTES, STATED_FIELDS, STEP_TITLES, VERIFY_STEPS, verifyProofText, type VerifyResult } from "@anchord/verify";
 import { announce, api, ApiError, blockLink, count, download, fields, group, h, HEX64, nodeStatus, replace, sha256File, time, txLink, type NodeStatus } from "../lib.js";
 
 /** A labelled file input that also takes a dropped file; keyboard users open the file chooser. */
@@ -52,6 +52,8 @@ async function proofText(f: File): Promise<string | undefined> {
 interface Live {
   /** This node's height now. */
   readonly tip?: number;
+  /** This node's final mark now (`finalHeight`): final needs it as well as the tip's depth (depthAt). */
+  readonly finalHeight?: number;
   /** Whether this node's block at the proof's height is the proof's block; undefined when it could not be asked. */
   readonly sameBlock?: boolean;
   /** How this node's network differs from the one the proof names, if it does. */
@@ -103,9 +105,9 @@ export function proofView(result: VerifyResult, text: string, source: "node" | "
   let confirmations: Node | string = "—";
   if (f) {
     if (source === "node" && state === "valid" && live.tip !== undefined) {
-      const c = confirmationsOf(f.height, live.tip);
       const maxRollback = stated?.maxRollback ?? 0;
-      confirmations = isFinal(c, maxRollback) ? h("span", { id: "result-final" }, `final (${count(c, "confirmation")})`) : `${count(c, "confirmation")} (final after ${group(maxRollback)})`;
+      const { confirmations: c, final } = depthAt(f.height, live.tip, live.finalHeight, maxRollback);
+      confirmations = final ? h("span", { id: "result-final" }, `final (${count(c, "confirmation")})`) : `${count(c, "confirmation")} (final after ${group(maxRollback)})`;
     } else confirmations = f.final ? `final (${count(f.confirmations, "confirmation")} when the proof was issued)` : `${count(f.confirmations, "confirmation")} when the proof was issued (${stated ? time(stated.issuedAt) : "?"})`;
   }
   const headline = !result.valid
@@ -229,7 +231,7 @@ export async function checkHash(hexHash: string): Promise<{ view: HTMLElement; s
     const facts = result.facts;
     try {
       const s = await nodeStatus();
-      live = { tip: s.blockchainHeight, otherNetwork: otherNetwork(s, facts, result.stated) };
+      live = { tip: s.blockchainHeight, finalHeight: s.finalHeight, otherNetwork: otherNetwork(s, facts, result.stated) };
       const hdr = await api<{ id: string }>(`blocks/headers/at/${facts.height}`);
       live = { ...live, sameBlock: hdr.id === facts.blockId };
     } catch (e) {
