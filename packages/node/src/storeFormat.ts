@@ -6,6 +6,7 @@
  * drops entries it cannot decode (acknowledged transactions), the journal trusts its length bytes.
  */
 import type { ClassicLevel } from "classic-level";
+import { equalBytes } from "@anchord/crypto";
 import { AnchordError, ErrorCode } from "@anchord/protocol";
 
 const FORMAT_KEY = Uint8Array.of(0xff, ...new TextEncoder().encode("format"));
@@ -21,7 +22,7 @@ const GENESIS_KEY = Uint8Array.of(0xff, ...new TextEncoder().encode("genesis-id"
 export async function checkStoreFormat(db: ClassicLevel<Uint8Array, Uint8Array>, what: string, dir: string, format: number, genesisId: string): Promise<void> {
   const genesis = new TextEncoder().encode(genesisId);
   const storedGenesis = await db.get(GENESIS_KEY);
-  if (storedGenesis !== undefined && Buffer.compare(Buffer.from(storedGenesis), Buffer.from(genesis)) !== 0) {
+  if (storedGenesis !== undefined && !equalBytes(storedGenesis, genesis)) {
     throw new AnchordError(
       ErrorCode.INVALID_FIELD,
       `the ${what} at ${dir} belongs to another network (genesis ${new TextDecoder().decode(storedGenesis).slice(0, 60)}, this one's is ${genesisId}): what it holds must not go to this network; move ${dir} away (or start from an empty data dir, keeping only wallet.json)`,
